@@ -1,0 +1,101 @@
+package io.github.nativeselector;
+
+import io.github.nativeselector.internal.BackendChoice;
+import io.github.nativeselector.internal.BuiltInProvider;
+import io.github.nativeselector.internal.Config;
+import io.github.nativeselector.internal.NativeSelectors;
+import java.io.IOException;
+import java.net.ProtocolFamily;
+import java.nio.channels.Channel;
+import java.nio.channels.DatagramChannel;
+import java.nio.channels.Pipe;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.channels.spi.AbstractSelector;
+import java.nio.channels.spi.SelectorProvider;
+
+/**
+ * A {@link SelectorProvider} whose selectors run on the kernel's scalable readiness interface
+ * (epoll on Linux) with batched registration changes. Channels are the JDK's own: every
+ * {@code open*} method delegates to the JDK's built-in provider.
+ *
+ * <p>Install it with {@code -Djava.nio.channels.spi.SelectorProvider=io.github.nativeselector.NativeSelectorProvider},
+ * by putting the jar on the class path (it registers itself as a service), or by handing
+ * {@link #provider()} to code that takes a provider.
+ *
+ * <p>Settings are read when a selector is opened: {@code nativeselector.backend} ({@code auto},
+ * {@code epoll}, {@code jdk}) and {@code nativeselector.batchThreshold} (at least 1).
+ */
+public class NativeSelectorProvider extends SelectorProvider {
+
+    private static final class Holder {
+        static final NativeSelectorProvider INSTANCE = new NativeSelectorProvider();
+    }
+
+    /** Opens nothing and loads nothing: the JDK may construct it while choosing its provider. */
+    public NativeSelectorProvider() {
+    }
+
+    /** The shared instance. */
+    public static NativeSelectorProvider provider() {
+        return Holder.INSTANCE;
+    }
+
+    /**
+     * A selector on the backend {@code nativeselector.backend} names.
+     *
+     * @throws IllegalArgumentException when a {@code nativeselector.*} property has a bad value
+     * @throws IOException when the backend asked for by name cannot start
+     */
+    @Override
+    public AbstractSelector openSelector() throws IOException {
+        return openSelector(Config.fromSystemProperties());
+    }
+
+    AbstractSelector openSelector(Config config) throws IOException {
+        if (config.backend() == BackendChoice.JDK) {
+            return BuiltInProvider.get().openSelector();
+        }
+        return NativeSelectors.open(this, config);
+    }
+
+    @Override
+    public DatagramChannel openDatagramChannel() throws IOException {
+        return BuiltInProvider.get().openDatagramChannel();
+    }
+
+    @Override
+    public DatagramChannel openDatagramChannel(ProtocolFamily family) throws IOException {
+        return BuiltInProvider.get().openDatagramChannel(family);
+    }
+
+    @Override
+    public Pipe openPipe() throws IOException {
+        return BuiltInProvider.get().openPipe();
+    }
+
+    @Override
+    public ServerSocketChannel openServerSocketChannel() throws IOException {
+        return BuiltInProvider.get().openServerSocketChannel();
+    }
+
+    @Override
+    public ServerSocketChannel openServerSocketChannel(ProtocolFamily family) throws IOException {
+        return BuiltInProvider.get().openServerSocketChannel(family);
+    }
+
+    @Override
+    public SocketChannel openSocketChannel() throws IOException {
+        return BuiltInProvider.get().openSocketChannel();
+    }
+
+    @Override
+    public SocketChannel openSocketChannel(ProtocolFamily family) throws IOException {
+        return BuiltInProvider.get().openSocketChannel(family);
+    }
+
+    @Override
+    public Channel inheritedChannel() throws IOException {
+        return BuiltInProvider.get().inheritedChannel();
+    }
+}

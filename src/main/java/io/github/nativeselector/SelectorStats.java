@@ -1,0 +1,40 @@
+package io.github.nativeselector;
+
+import io.github.nativeselector.internal.NativeSelector;
+import java.nio.channels.Selector;
+import java.util.Optional;
+
+/**
+ * What one native selector has done since it was opened: a snapshot of its counters.
+ *
+ * @param backend the kernel mechanism behind the selector, e.g. {@code "epoll"}
+ * @param batches batches of registration changes applied to the kernel
+ * @param changesApplied registration changes applied (adds, modifications and removals)
+ * @param kernelCallsForChanges system calls those changes took
+ * @param polls kernel waits (each {@code select} makes at least one)
+ * @param readyEvents ready channels the kernel reported
+ * @param wakeups {@link Selector#wakeup()} calls that had to signal the kernel; repeated
+ *     wakeups before the next select count once
+ */
+public record SelectorStats(
+        String backend,
+        long batches,
+        long changesApplied,
+        long kernelCallsForChanges,
+        long polls,
+        long readyEvents,
+        long wakeups) {
+
+    /**
+     * The counters of {@code selector}, or empty when it is not a native selector (for example
+     * the JDK's built-in selector, chosen by {@code -Dnativeselector.backend=jdk} or as a fallback).
+     */
+    public static Optional<SelectorStats> of(Selector selector) {
+        return selector instanceof NativeSelector ns ? Optional.of(ns.stats()) : Optional.empty();
+    }
+
+    /** Changes per kernel call: how much batching saved (1.0 when every change took one call). */
+    public double changesPerKernelCall() {
+        return kernelCallsForChanges == 0 ? 0.0 : (double) changesApplied / kernelCallsForChanges;
+    }
+}

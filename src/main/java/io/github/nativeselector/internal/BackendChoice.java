@@ -1,0 +1,28 @@
+package io.github.nativeselector.internal;
+
+import java.util.Arrays;
+import java.util.stream.Collectors;
+
+/** The values of {@code -Dnativeselector.backend}. */
+public enum BackendChoice {
+    /** The best native backend that starts here; the JDK's selector if none does. */
+    AUTO("auto"),
+    /** Linux epoll; failing to start is an error. */
+    EPOLL("epoll"),
+    /** The JDK's built-in selector. */
+    JDK("jdk");
+
+    private final String propertyValue;
+
+    BackendChoice(String propertyValue) {
+        this.propertyValue = propertyValue;
+    }
+
+    public String propertyValue() {
+        return propertyValue;
+    }
+
+    static String acceptedValues() {
+        return Arrays.stream(values()).map(BackendChoice::propertyValue).collect(Collectors.joining(", "));
+    }
+}

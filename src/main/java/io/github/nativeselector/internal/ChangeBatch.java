@@ -1,0 +1,87 @@
+package io.github.nativeselector.internal;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+
+/**
+ * One batch of registration changes in off-heap memory, as {@code struct ns_change} records
+ * ({@code src/main/native/ns_batch.h}), handed to the backend in one call. The key behind each
+ * record is kept beside it, so the outcome can be written back to the key.
+ *
+ * <p>Not thread-safe: owned by {@link ChangeQueue}, used under its lock.
+ */
+final class ChangeBatch {
+
+    static final int OP_ADD = 1;
+    static final int OP_MOD = 2;
+    static final int OP_DEL = 3;
+
+    private static final int RECORD_SIZE = 24;
+    private static final int TOKEN = 0;
+    private static final int FD = 8;
+    private static final int EVENTS = 12;
+    private static final int OP = 16;
+    private static final int ERROR = 20;
+
+    private final ByteBuffer records;
+    private final long address;
+    private final NativeSelectionKey[] keys;
+    private int size;
+
+    ChangeBatch(int capacity) {
+        records = OffHeap.allocate(capacity * RECORD_SIZE);
+        address = OffHeap.address(records);
+        keys = new NativeSelectionKey[capacity];
+    }
+
+    boolean isFull() {
+        return size == keys.length;
+    }
+
+    void add(NativeSelectionKey key, int op, int events) {
+        int at = size * RECORD_SIZE;
+        records.putLong(at + TOKEN, key.token());
+        records.putInt(at + FD, key.fd);
+        records.putInt(at + EVENTS, events);
+        records.putInt(at + OP, op);
+        records.putInt(at + ERROR, 0);
+        keys[size++] = key;
+    }
+
+    /**
+     * Applies the batch and records on each key the events the kernel now has for it. A change
+     * the kernel refused leaves its key as it was and is reported once the rest are applied.
+     */
+    void apply(Backend backend, Counters counters) throws IOException {
+        if (size == 0) {
+            return;
+        }
+        int calls = backend.apply(address, size);
+        counters.batchApplied(size, calls);
+        IOException failure = null;
+        for (int i = 0; i < size; i++) {
+            NativeSelectionKey key = keys[i];
+            keys[i] = null;
+            int at = i * RECORD_SIZE;
+            int error = records.getInt(at + ERROR);
+            if (error == 0) {
+                key.registeredEvents = records.getInt(at + OP) == OP_DEL ? 0 : records.getInt(at + EVENTS);
+            } else if (failure == null) {
+                failure = new IOException(backend.name() + ": " + opName(records.getInt(at + OP)) + " of fd "
+                        + key.fd + " failed: " + Errno.describe(error) + " (errno " + error + ")");
+            }
+        }
+        size = 0;
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    private static String opName(int op) {
+        return switch (op) {
+            case OP_ADD -> "add";
+            case OP_MOD -> "modify";
+            default -> "delete";
+        };
+    }
+}

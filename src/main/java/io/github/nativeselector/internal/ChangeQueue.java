@@ -1,0 +1,121 @@
+package io.github.nativeselector.internal;
+
+import java.io.IOException;
+import java.util.List;
+
+/**
+ * Registration changes on their way to the kernel. {@code register()} and {@code interestOps()}
+ * queue the key whose interest changed; a key is queued once however often it changes, and
+ * what reaches the kernel is its interest at flush time. The queue is flushed, as one batch,
+ * when it holds {@code threshold} keys (by the thread that queued the last one, so a selector
+ * blocked in {@code select()} sees the change without a wakeup) and at the start of every
+ * {@code select()}.
+ *
+ * <p>Locking: every method runs under this object's monitor, which also guards each key's
+ * {@code queued} and {@code registeredEvents} and serialises every use of the backend's
+ * {@link Backend#apply} against its {@link Backend#close}. It is never held while waiting for
+ * the kernel's readiness, so queuing never waits for a {@code select()}.
+ */
+final class ChangeQueue {
+
+    private final Backend backend;
+    private final Counters counters;
+    private final NativeSelectionKey[] pending;
+    private final ChangeBatch batch;
+    private int size;
+    private boolean closed;
+    private IOException deferredFailure;
+
+    ChangeQueue(Backend backend, Counters counters, int threshold) {
+        this.backend = backend;
+        this.counters = counters;
+        this.pending = new NativeSelectionKey[threshold];
+        this.batch = new ChangeBatch(threshold);
+    }
+
+    /**
+     * Queues a key whose interest changed, flushing at the threshold. A failure of that flush
+     * is kept for the next {@code select()} to throw: the queuing thread cannot report it.
+     */
+    synchronized void interestChanged(NativeSelectionKey key) {
+        if (closed || key.queued) {
+            return;
+        }
+        key.queued = true;
+        pending[size++] = key;
+        if (size == pending.length) {
+            try {
+                flushPending();
+            } catch (IOException e) {
+                if (deferredFailure == null) {
+                    deferredFailure = e;
+                }
+            }
+        }
+    }
+
+    /** Applies everything queued; throws what a flush on another thread could not. */
+    synchronized void flush() throws IOException {
+        IOException failure = deferredFailure;
+        if (failure != null) {
+            deferredFailure = null;
+            throw failure;
+        }
+        if (size > 0) {
+            flushPending();
+        }
+    }
+
+    /**
+     * Removes cancelled keys from the kernel, synchronously: their channels' fds may be closed
+     * as soon as this returns. Their entries in the queue are dropped at the next flush.
+     */
+    synchronized void removeFromKernel(List<NativeSelectionKey> cancelled) throws IOException {
+        if (closed) {
+            return;
+        }
+        for (NativeSelectionKey key : cancelled) {
+            if (key.registeredEvents != 0) {
+                addToBatch(key, ChangeBatch.OP_DEL, 0);
+            }
+        }
+        batch.apply(backend, counters);
+    }
+
+    /** Closes the backend; nothing reaches it afterwards. */
+    synchronized void close() {
+        if (!closed) {
+            closed = true;
+            java.util.Arrays.fill(pending, 0, size, null);
+            size = 0;
+            backend.close();
+        }
+    }
+
+    private void flushPending() throws IOException {
+        for (int i = 0; i < size; i++) {
+            NativeSelectionKey key = pending[i];
+            pending[i] = null;
+            key.queued = false;
+            if (!key.isValid()) {
+                continue;
+            }
+            int events = key.interestEvents();
+            int registered = key.registeredEvents;
+            if (events != registered) {
+                int op = events == 0 ? ChangeBatch.OP_DEL
+                        : registered == 0 ? ChangeBatch.OP_ADD : ChangeBatch.OP_MOD;
+                addToBatch(key, op, events);
+            }
+        }
+        size = 0;
+        batch.apply(backend, counters);
+    }
+
+    private void addToBatch(NativeSelectionKey key, int op, int events) throws IOException {
+        if (batch.isFull()) {
+            batch.apply(backend, counters);
+        }
+        batch.add(key, op, events);
+    }
+}

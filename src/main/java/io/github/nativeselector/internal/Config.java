@@ -1,0 +1,58 @@
+package io.github.nativeselector.internal;
+
+import java.util.Locale;
+
+/**
+ * The selector's settings, read from system properties when a selector is opened.
+ *
+ * @param backend which kernel mechanism to use
+ * @param batchThreshold queued registration changes that make the queue flush at once, from the
+ *     thread that queued the last one; below it, changes wait for the next {@code select}
+ */
+public record Config(BackendChoice backend, int batchThreshold) {
+
+    public static final String BACKEND_PROPERTY = "nativeselector.backend";
+    public static final String THRESHOLD_PROPERTY = "nativeselector.batchThreshold";
+
+    /**
+     * 64 changes: a batch then fills one 1.5 KiB buffer, a JNI crossing is shared by up to 64
+     * epoll_ctl calls, and a thread that fills the queue stalls for at most 64 of them (tens of
+     * microseconds) while it flushes. It is the chunk size IBM's pollset selector buffered in.
+     */
+    public static final int DEFAULT_BATCH_THRESHOLD = 64;
+
+    public Config {
+        if (batchThreshold < 1) {
+            throw new IllegalArgumentException(
+                    THRESHOLD_PROPERTY + "=" + batchThreshold + ": must be an integer of at least 1");
+        }
+    }
+
+    /** The settings the system properties ask for; bad values fail naming the property. */
+    public static Config fromSystemProperties() {
+        return new Config(parseBackend(System.getProperty(BACKEND_PROPERTY, "auto")),
+                parseThreshold(System.getProperty(THRESHOLD_PROPERTY)));
+    }
+
+    static BackendChoice parseBackend(String value) {
+        for (BackendChoice choice : BackendChoice.values()) {
+            if (choice.propertyValue().equals(value.trim().toLowerCase(Locale.ROOT))) {
+                return choice;
+            }
+        }
+        throw new IllegalArgumentException(BACKEND_PROPERTY + "=" + value + ": accepted values are "
+                + BackendChoice.acceptedValues());
+    }
+
+    static int parseThreshold(String value) {
+        if (value == null) {
+            return DEFAULT_BATCH_THRESHOLD;
+        }
+        try {
+            return Integer.parseInt(value.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(
+                    THRESHOLD_PROPERTY + "=" + value + ": must be an integer of at least 1", e);
+        }
+    }
+}

@@ -1,0 +1,73 @@
+package io.github.nativeselector.internal;
+
+import io.github.nativeselector.SelectorStats;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * A selector's counters. Each is written under one lock only (the change queue's, the
+ * selector's, or the wakeup lock), so a plain read-modify-write is exact; writes and the
+ * snapshot's reads are opaque, so readers on other threads see whole, recent values.
+ */
+final class Counters {
+
+    private static final VarHandle BATCHES;
+    private static final VarHandle CHANGES;
+    private static final VarHandle KERNEL_CALLS;
+    private static final VarHandle POLLS;
+    private static final VarHandle READY_EVENTS;
+    private static final VarHandle WAKEUPS;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            BATCHES = lookup.findVarHandle(Counters.class, "batches", long.class);
+            CHANGES = lookup.findVarHandle(Counters.class, "changes", long.class);
+            KERNEL_CALLS = lookup.findVarHandle(Counters.class, "kernelCalls", long.class);
+            POLLS = lookup.findVarHandle(Counters.class, "polls", long.class);
+            READY_EVENTS = lookup.findVarHandle(Counters.class, "readyEvents", long.class);
+            WAKEUPS = lookup.findVarHandle(Counters.class, "wakeups", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private long batches;
+    private long changes;
+    private long kernelCalls;
+    private long polls;
+    private long readyEvents;
+    private long wakeups;
+
+    /** Under the change queue's lock. */
+    void batchApplied(int changesInBatch, int calls) {
+        BATCHES.setOpaque(this, batches + 1);
+        CHANGES.setOpaque(this, changes + changesInBatch);
+        KERNEL_CALLS.setOpaque(this, kernelCalls + calls);
+    }
+
+    /** Under the selector's lock: one kernel wait. */
+    void polled() {
+        POLLS.setOpaque(this, polls + 1);
+    }
+
+    /** Under the selector's lock: channels a wait found ready. */
+    void readyEvents(int events) {
+        READY_EVENTS.setOpaque(this, readyEvents + events);
+    }
+
+    /** Under the wakeup lock. */
+    void wokeUp() {
+        WAKEUPS.setOpaque(this, wakeups + 1);
+    }
+
+    SelectorStats snapshot(String backend) {
+        return new SelectorStats(backend,
+                (long) BATCHES.getOpaque(this),
+                (long) CHANGES.getOpaque(this),
+                (long) KERNEL_CALLS.getOpaque(this),
+                (long) POLLS.getOpaque(this),
+                (long) READY_EVENTS.getOpaque(this),
+                (long) WAKEUPS.getOpaque(this));
+    }
+}

@@ -1,0 +1,14 @@
+package io.github.nativeselector.internal;
+
+/** Readiness bits as the backends report them: Linux poll(2) values on every platform. */
+final class Events {
+
+    static final int IN = 0x001;
+    static final int OUT = 0x004;
+    static final int ERR = 0x008;
+    static final int HUP = 0x010;
+    static final int NVAL = 0x020;
+
+    private Events() {
+    }
+}

@@ -1,0 +1,75 @@
+package io.github.nativeselector.internal;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.Arrays;
+
+/**
+ * Slot to key, as an array. A key's token, which the kernel hands back with each event, is its
+ * slot and the slot's generation: a slot is reused only with a new generation, so an event for
+ * a key that is gone (its fd perhaps closed and reused) finds no key.
+ *
+ * <p>Locking: {@link #add} and {@link #remove} run under this object's monitor. {@link #lookup}
+ * takes no lock: it reads the published array and its entries with acquire semantics.
+ */
+final class KeyTable {
+
+    private static final VarHandle ENTRY = MethodHandles.arrayElementVarHandle(NativeSelectionKey[].class);
+
+    private volatile NativeSelectionKey[] keys = new NativeSelectionKey[64];
+    private int[] generations = new int[64];
+    private int[] freeSlots = new int[64];
+    private int freeCount;
+    private int used;
+
+    /** Gives the key a slot and a generation, and makes it findable by its token. */
+    synchronized void add(NativeSelectionKey key) {
+        int slot;
+        if (freeCount > 0) {
+            slot = freeSlots[--freeCount];
+        } else {
+            if (used == keys.length) {
+                grow();
+            }
+            slot = used++;
+        }
+        key.slot = slot;
+        key.generation = ++generations[slot];
+        ENTRY.setRelease(keys, slot, key);
+    }
+
+    /** Frees the key's slot; false when it was already removed. */
+    synchronized boolean remove(NativeSelectionKey key) {
+        NativeSelectionKey[] current = keys;
+        if (current[key.slot] != key) {
+            return false;
+        }
+        ENTRY.setRelease(current, key.slot, null);
+        if (freeCount == freeSlots.length) {
+            freeSlots = Arrays.copyOf(freeSlots, freeCount * 2);
+        }
+        freeSlots[freeCount++] = key.slot;
+        return true;
+    }
+
+    /** The key the token was issued to, if it is still in the table. */
+    NativeSelectionKey lookup(long token) {
+        int slot = (int) token;
+        NativeSelectionKey[] current = keys;
+        if (slot < 0 || slot >= current.length) {
+            return null;
+        }
+        NativeSelectionKey key = (NativeSelectionKey) ENTRY.getAcquire(current, slot);
+        return key != null && key.generation == (int) (token >>> 32) ? key : null;
+    }
+
+    static long token(int slot, int generation) {
+        return ((long) generation << 32) | (slot & 0xFFFF_FFFFL);
+    }
+
+    private void grow() {
+        int capacity = keys.length * 2;
+        generations = Arrays.copyOf(generations, capacity);
+        keys = Arrays.copyOf(keys, capacity);
+    }
+}

@@ -1,0 +1,133 @@
+package io.github.nativeselector.internal;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URL;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Loads {@code libnativeselector}: from {@code java.library.path} if it is there, otherwise from
+ * the jar ({@code META-INF/native/<os>-<arch>/}), copied into a new directory only the owner can
+ * use, under a name nobody can predict, and deleted once loaded. A failure says why: no library
+ * for this platform, a temporary directory mounted noexec, a library built for another machine.
+ */
+public final class NativeLibrary {
+
+    /** Where to extract the library instead of {@code java.io.tmpdir}. */
+    public static final String TMPDIR_PROPERTY = "nativeselector.tmpdir";
+
+    private static final String NAME = "nativeselector";
+
+    private static boolean loaded;
+    private static IOException failure;
+
+    private NativeLibrary() {
+    }
+
+    /** Loads the library once; every later call repeats the first outcome. */
+    public static synchronized void ensureLoaded() throws IOException {
+        if (loaded) {
+            return;
+        }
+        if (failure == null) {
+            try {
+                load();
+                loaded = true;
+                return;
+            } catch (IOException e) {
+                failure = e;
+            }
+        }
+        throw new IOException(failure.getMessage(), failure);
+    }
+
+    /** {@code <os>-<arch>} as the jar's native folders are named, e.g. {@code linux-x86_64}. */
+    public static String platform() {
+        String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT).replace(" ", "");
+        String arch = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT);
+        if (arch.equals("amd64")) {
+            arch = "x86_64";
+        }
+        return os + "-" + arch;
+    }
+
+    private static void load() throws IOException {
+        try {
+            System.loadLibrary(NAME);
+            return;
+        } catch (UnsatisfiedLinkError notOnLibraryPath) {
+            // Expected unless the user installed the library: use the jar's copy.
+        }
+        String fileName = System.mapLibraryName(NAME);
+        String resource = "/META-INF/native/" + platform() + "/" + fileName;
+        URL url = NativeLibrary.class.getResource(resource);
+        if (url == null) {
+            throw new IOException("no native library for " + platform() + " in this jar (" + resource
+                    + " is missing); this build has: linux-x86_64");
+        }
+        Path directory = Files.createTempDirectory(extractionRoot(), "nativeselector-",
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        Path file = directory.resolve(fileName);
+        try {
+            try (InputStream in = url.openStream()) {
+                Files.copy(in, file);
+            }
+            System.load(file.toString());
+        } catch (UnsatisfiedLinkError e) {
+            throw new IOException(explain(e, directory), e);
+        } finally {
+            // Once mapped, the library no longer needs its file.
+            Files.deleteIfExists(file);
+            Files.deleteIfExists(directory);
+        }
+    }
+
+    private static Path extractionRoot() {
+        return Paths.get(System.getProperty(TMPDIR_PROPERTY, System.getProperty("java.io.tmpdir")));
+    }
+
+    private static String explain(UnsatisfiedLinkError e, Path directory) {
+        String message = String.valueOf(e.getMessage());
+        String hint;
+        if (isNoexec(directory)) {
+            hint = directory.getParent() + " is mounted noexec: set -D" + TMPDIR_PROPERTY
+                    + " to a directory where libraries may be loaded, or put " + System.mapLibraryName(NAME)
+                    + " on java.library.path";
+        } else if (message.contains("wrong ELF class") || message.contains("cannot open shared object")) {
+            hint = "the library in this jar was built for another platform than " + platform();
+        } else if (message.contains("undefined symbol") || message.contains("symbol lookup error")) {
+            hint = "the library needs a symbol this system's C library lacks";
+        } else {
+            hint = "loading it failed";
+        }
+        return "cannot load the native library " + System.mapLibraryName(NAME) + ": " + hint + " (" + message + ")";
+    }
+
+    /** Whether the file system holding {@code path} forbids executing (and so mapping) libraries. */
+    private static boolean isNoexec(Path path) {
+        try {
+            String best = "";
+            boolean noexec = false;
+            String target = path.toRealPath().toString();
+            for (String line : Files.readAllLines(Paths.get("/proc/self/mounts"))) {
+                List<String> fields = List.of(line.split(" "));
+                if (fields.size() < 4) {
+                    continue;
+                }
+                String mountPoint = fields.get(1);
+                if (target.startsWith(mountPoint) && mountPoint.length() > best.length()) {
+                    best = mountPoint;
+                    noexec = List.of(fields.get(3).split(",")).contains("noexec");
+                }
+            }
+            return noexec;
+        } catch (IOException | RuntimeException unknown) {
+            return false;
+        }
+    }
+}

@@ -1,0 +1,128 @@
+package io.github.nativeselector.internal;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.channels.CancelledKeyException;
+import java.nio.channels.SelectableChannel;
+import java.nio.channels.Selector;
+import java.nio.channels.spi.AbstractSelectionKey;
+
+/**
+ * A channel's registration with a {@link NativeSelector}.
+ *
+ * <p>Fields by owner: the interest set is set atomically by any thread; {@code readyOps} and
+ * {@code selectedIndex} belong to the thread holding the selector's lock; {@code queued} and
+ * {@code registeredEvents} are guarded by the {@link ChangeQueue}; {@code slot} and
+ * {@code generation} are set once by the {@link KeyTable} before the key is published.
+ */
+public final class NativeSelectionKey extends AbstractSelectionKey {
+
+    private static final VarHandle INTEREST_OPS;
+
+    static {
+        try {
+            INTEREST_OPS = MethodHandles.lookup().findVarHandle(NativeSelectionKey.class, "interestOps", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final NativeSelector selector;
+    private final SelectableChannel channel;
+    final int fd;
+    final ChannelKind kind;
+    int slot;
+    int generation;
+    private volatile int interestOps;
+    int readyOps;
+    int selectedIndex = -1;
+    boolean queued;
+    int registeredEvents;
+
+    NativeSelectionKey(NativeSelector selector, SelectableChannel channel, int fd) {
+        this.selector = selector;
+        this.channel = channel;
+        this.fd = fd;
+        this.kind = ChannelKind.of(channel);
+    }
+
+    @Override
+    public SelectableChannel channel() {
+        return channel;
+    }
+
+    @Override
+    public Selector selector() {
+        return selector;
+    }
+
+    @Override
+    public int interestOps() {
+        ensureValid();
+        return interestOps;
+    }
+
+    @Override
+    public java.nio.channels.SelectionKey interestOps(int ops) {
+        ensureValid();
+        checkValidOps(ops);
+        int old = (int) INTEREST_OPS.getAndSet(this, ops);
+        if (old != ops) {
+            selector.interestChanged(this);
+        }
+        return this;
+    }
+
+    @Override
+    public int interestOpsOr(int ops) {
+        ensureValid();
+        checkValidOps(ops);
+        int old = (int) INTEREST_OPS.getAndBitwiseOr(this, ops);
+        if ((old | ops) != old) {
+            selector.interestChanged(this);
+        }
+        return old;
+    }
+
+    @Override
+    public int interestOpsAnd(int ops) {
+        ensureValid();
+        int old = (int) INTEREST_OPS.getAndBitwiseAnd(this, ops);
+        if ((old & ops) != old) {
+            selector.interestChanged(this);
+        }
+        return old;
+    }
+
+    @Override
+    public int readyOps() {
+        ensureValid();
+        return readyOps;
+    }
+
+    long token() {
+        return KeyTable.token(slot, generation);
+    }
+
+    /** The interest set as kernel events, for the change queue. */
+    int interestEvents() {
+        return kind.interestEvents(interestOps);
+    }
+
+    /** The interest set without the validity check, for the selector's translation. */
+    int currentInterestOps() {
+        return interestOps;
+    }
+
+    private void ensureValid() {
+        if (!isValid()) {
+            throw new CancelledKeyException();
+        }
+    }
+
+    private void checkValidOps(int ops) {
+        if ((ops & ~channel.validOps()) != 0) {
+            throw new IllegalArgumentException("invalid interest set " + ops + " for " + channel);
+        }
+    }
+}

@@ -1,0 +1,358 @@
+package io.github.nativeselector.internal;
+
+import io.github.nativeselector.SelectorStats;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.channels.ClosedSelectorException;
+import java.nio.channels.IllegalSelectorException;
+import java.nio.channels.SelectableChannel;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.spi.AbstractSelectableChannel;
+import java.nio.channels.spi.AbstractSelector;
+import java.nio.channels.spi.SelectorProvider;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+
+/**
+ * A {@link Selector} on a native {@link Backend}.
+ *
+ * <p>Locking, outermost first:
+ * <ul>
+ * <li>the selector's monitor, then its selected-key set's: held by {@code select} (including
+ *     the kernel wait) and {@code close}; {@code inSelect} makes a nested select fail;
+ * <li>the cancelled-key set's monitor ({@link AbstractSelector#cancelledKeys()}): held only to
+ *     move cancelled keys out;
+ * <li>the {@link ChangeQueue}'s monitor: taken by {@code register} and {@code interestOps} on
+ *     any thread, never held during a kernel wait;
+ * <li>the {@link KeyTable}'s monitor and {@code wakeupLock}: leaves, held for a few
+ *     instructions or one system call.
+ * </ul>
+ * {@code register}, {@code interestOps}, {@code cancel} and {@code wakeup} never take the
+ * selector's monitor, so they never wait for a select in progress.
+ */
+public final class NativeSelector extends AbstractSelector {
+
+    /** Ready records read per kernel wait. */
+    private static final int READY_CAPACITY = 1024;
+
+    private final Backend backend;
+    private final Counters counters = new Counters();
+    private final ChangeQueue changes;
+    private final KeyTable table = new KeyTable();
+    private final ReadyArray ready = new ReadyArray(READY_CAPACITY);
+    private final Set<SelectionKey> keys = ConcurrentHashMap.newKeySet();
+    private final Set<SelectionKey> publicKeys = Collections.unmodifiableSet(keys);
+    private final SelectedKeySet selectedKeys = new SelectedKeySet();
+    private final ArrayList<NativeSelectionKey> cancelled = new ArrayList<>();
+    private final Object wakeupLock = new Object();
+    private boolean wakeupPending;
+    private boolean inSelect;
+
+    NativeSelector(SelectorProvider provider, Backend backend, int batchThreshold) {
+        super(provider);
+        this.backend = backend;
+        this.changes = new ChangeQueue(backend, counters, batchThreshold);
+    }
+
+    /** A snapshot of this selector's counters. */
+    public SelectorStats stats() {
+        return counters.snapshot(backend.name());
+    }
+
+    @Override
+    protected SelectionKey register(AbstractSelectableChannel channel, int ops, Object attachment) {
+        int fd = JdkChannels.fd(channel);
+        if (fd < 0) {
+            throw new IllegalSelectorException();
+        }
+        ensureOpen();
+        NativeSelectionKey key = new NativeSelectionKey(this, channel, fd);
+        key.attach(attachment);
+        table.add(key);
+        keys.add(key);
+        if (!isOpen()) {
+            // close() ran concurrently and may not have seen this key: undo it here.
+            keys.remove(key);
+            table.remove(key);
+            key.cancel();
+            throw new ClosedSelectorException();
+        }
+        key.interestOps(ops);
+        return key;
+    }
+
+    void interestChanged(NativeSelectionKey key) {
+        changes.interestChanged(key);
+    }
+
+    @Override
+    public Set<SelectionKey> keys() {
+        ensureOpen();
+        return publicKeys;
+    }
+
+    @Override
+    public Set<SelectionKey> selectedKeys() {
+        ensureOpen();
+        return selectedKeys;
+    }
+
+    @Override
+    public int selectNow() throws IOException {
+        return lockAndSelect(null, 0);
+    }
+
+    @Override
+    public int select(long timeout) throws IOException {
+        if (timeout < 0) {
+            throw new IllegalArgumentException("negative timeout");
+        }
+        return lockAndSelect(null, timeout == 0 ? -1 : timeout);
+    }
+
+    @Override
+    public int select() throws IOException {
+        return lockAndSelect(null, -1);
+    }
+
+    @Override
+    public int select(Consumer<SelectionKey> action, long timeout) throws IOException {
+        Objects.requireNonNull(action);
+        if (timeout < 0) {
+            throw new IllegalArgumentException("negative timeout");
+        }
+        return lockAndSelect(action, timeout == 0 ? -1 : timeout);
+    }
+
+    @Override
+    public int select(Consumer<SelectionKey> action) throws IOException {
+        Objects.requireNonNull(action);
+        return lockAndSelect(action, -1);
+    }
+
+    @Override
+    public int selectNow(Consumer<SelectionKey> action) throws IOException {
+        Objects.requireNonNull(action);
+        return lockAndSelect(action, 0);
+    }
+
+    @Override
+    public Selector wakeup() {
+        synchronized (wakeupLock) {
+            if (!wakeupPending) {
+                wakeupPending = true;
+                try {
+                    backend.wakeup();
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+                counters.wokeUp();
+            }
+        }
+        return this;
+    }
+
+    /** @param timeout milliseconds; -1 waits until something is ready, 0 not at all */
+    private int lockAndSelect(Consumer<SelectionKey> action, long timeout) throws IOException {
+        synchronized (this) {
+            ensureOpen();
+            if (inSelect) {
+                throw new IllegalStateException("select in progress");
+            }
+            inSelect = true;
+            try {
+                synchronized (selectedKeys) {
+                    return doSelect(action, timeout);
+                }
+            } finally {
+                inSelect = false;
+            }
+        }
+    }
+
+    private int doSelect(Consumer<SelectionKey> action, long timeout) throws IOException {
+        processCancelledKeys();
+        changes.flush();
+        boolean blocking = timeout != 0;
+        int count;
+        if (blocking) {
+            begin();
+        }
+        try {
+            count = poll(timeout);
+        } finally {
+            if (blocking) {
+                end();
+            }
+        }
+        processCancelledKeys();
+        return processReadyEvents(count, action);
+    }
+
+    /** Waits, resuming after a signal with the time that is left. */
+    private int poll(long timeout) throws IOException {
+        int millis = (int) Math.min(timeout, Integer.MAX_VALUE);
+        long deadline = timeout > 0 ? System.nanoTime() + timeout * 1_000_000L : 0;
+        for (;;) {
+            int count = backend.poll(ready.address(), ready.capacity(), millis);
+            counters.polled();
+            if (count >= 0) {
+                return count;
+            }
+            if (timeout > 0) {
+                long left = (deadline - System.nanoTime()) / 1_000_000L;
+                if (left <= 0) {
+                    return 0;
+                }
+                millis = (int) Math.min(left, Integer.MAX_VALUE);
+            }
+        }
+    }
+
+    private int processReadyEvents(int count, Consumer<SelectionKey> action) {
+        int updated = 0;
+        int channels = count;
+        for (int i = 0; i < count; i++) {
+            long token = ready.token(i);
+            if (token == ReadyArray.WAKEUP_TOKEN) {
+                synchronized (wakeupLock) {
+                    wakeupPending = false;
+                }
+                channels--;
+                continue;
+            }
+            NativeSelectionKey key = table.lookup(token);
+            if (key != null && key.isValid()) {
+                updated += processReadyEvent(ready.events(i), key, action);
+            }
+        }
+        counters.readyEvents(channels);
+        return updated;
+    }
+
+    /** Sets or updates the key's ready set, and selects it or runs the action; 1 if it counts. */
+    private int processReadyEvent(int events, NativeSelectionKey key, Consumer<SelectionKey> action) {
+        int interest = key.currentInterestOps();
+        SelectableChannel channel = key.channel();
+        if (action != null) {
+            int ops = key.kind.translate(events, interest, 0, channel);
+            if (ops < 0) {
+                return 0;
+            }
+            key.readyOps = ops;
+            if ((ops & interest) == 0) {
+                return 0;
+            }
+            action.accept(key);
+            ensureOpen();
+            return 1;
+        }
+        if (selectedKeys.contains(key)) {
+            int old = key.readyOps;
+            int ops = key.kind.translate(events, interest, old, channel);
+            if (ops < 0) {
+                return 0;
+            }
+            key.readyOps = ops;
+            return (ops & ~old) != 0 ? 1 : 0;
+        }
+        int ops = key.kind.translate(events, interest, 0, channel);
+        if (ops < 0) {
+            return 0;
+        }
+        key.readyOps = ops;
+        if ((ops & interest) == 0) {
+            return 0;
+        }
+        selectedKeys.addSelected(key);
+        return 1;
+    }
+
+    /**
+     * Deregisters the keys cancelled since the last call: out of the kernel first, in one
+     * batch, then out of the key sets, then the channel's fd is released if the channel was
+     * closed and this was its last registration.
+     */
+    private void processCancelledKeys() throws IOException {
+        Set<SelectionKey> cancelledKeys = cancelledKeys();
+        synchronized (cancelledKeys) {
+            if (cancelledKeys.isEmpty()) {
+                return;
+            }
+            for (SelectionKey key : cancelledKeys) {
+                cancelled.add((NativeSelectionKey) key);
+            }
+            cancelledKeys.clear();
+        }
+        try {
+            changes.removeFromKernel(cancelled);
+        } finally {
+            try {
+                deregisterAll(cancelled);
+            } finally {
+                cancelled.clear();
+            }
+        }
+    }
+
+    private void deregisterAll(Iterable<? extends SelectionKey> toDeregister) throws IOException {
+        IOException failure = null;
+        for (SelectionKey selectionKey : toDeregister) {
+            try {
+                deregisterKey((NativeSelectionKey) selectionKey);
+            } catch (IOException e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    private void deregisterKey(NativeSelectionKey key) throws IOException {
+        if (!table.remove(key)) {
+            return;
+        }
+        keys.remove(key);
+        selectedKeys.remove(key);
+        deregister(key);
+        SelectableChannel channel = key.channel();
+        if (!channel.isOpen() && !channel.isRegistered()) {
+            JdkChannels.kill(channel);
+        }
+    }
+
+    @Override
+    protected void implCloseSelector() throws IOException {
+        wakeup();
+        synchronized (this) {
+            synchronized (wakeupLock) {
+                // A wakeup after close must not touch the backend's closed eventfd.
+                wakeupPending = true;
+            }
+            // Closing the kernel object drops every registration before any fd is released.
+            changes.close();
+            synchronized (selectedKeys) {
+                synchronized (cancelledKeys()) {
+                    cancelledKeys().clear();
+                }
+                deregisterAll(new ArrayList<>(keys));
+            }
+        }
+    }
+
+    private void ensureOpen() {
+        if (!isOpen()) {
+            throw new ClosedSelectorException();
+        }
+    }
+}

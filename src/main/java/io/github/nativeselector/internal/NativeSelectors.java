@@ -1,0 +1,35 @@
+package io.github.nativeselector.internal;
+
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.nio.channels.spi.AbstractSelector;
+import java.nio.channels.spi.SelectorProvider;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Opens the selector a {@link Config} asks for. With {@code auto}, a native backend that cannot
+ * start gives way to the JDK's built-in selector, and the reason is logged once per JVM.
+ */
+public final class NativeSelectors {
+
+    private static final System.Logger LOG = System.getLogger("io.github.nativeselector");
+    private static final AtomicBoolean FALLBACK_LOGGED = new AtomicBoolean();
+
+    private NativeSelectors() {
+    }
+
+    public static AbstractSelector open(SelectorProvider provider, Config config) throws IOException {
+        try {
+            return new NativeSelector(provider, EpollBackend.open(1024), config.batchThreshold());
+        } catch (IOException e) {
+            if (config.backend() != BackendChoice.AUTO) {
+                throw e;
+            }
+            if (FALLBACK_LOGGED.compareAndSet(false, true)) {
+                LOG.log(Level.WARNING, "native selector unavailable, using the JDK's built-in selector: "
+                        + e.getMessage());
+            }
+            return BuiltInProvider.get().openSelector();
+        }
+    }
+}

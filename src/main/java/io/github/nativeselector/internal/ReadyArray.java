@@ -1,0 +1,43 @@
+package io.github.nativeselector.internal;
+
+import java.nio.ByteBuffer;
+
+/**
+ * The reused off-heap array a poll writes ready channels into, as {@code struct ns_ready}
+ * records ({@code src/main/native/ns_batch.h}). Read by the selector thread only.
+ */
+final class ReadyArray {
+
+    /** The token of the wakeup record: no key has it. */
+    static final long WAKEUP_TOKEN = -1L;
+
+    private static final int RECORD_SIZE = 16;
+    private static final int TOKEN = 0;
+    private static final int EVENTS = 8;
+
+    private final ByteBuffer records;
+    private final long address;
+    private final int capacity;
+
+    ReadyArray(int capacity) {
+        this.capacity = capacity;
+        records = OffHeap.allocate(capacity * RECORD_SIZE);
+        address = OffHeap.address(records);
+    }
+
+    long address() {
+        return address;
+    }
+
+    int capacity() {
+        return capacity;
+    }
+
+    long token(int i) {
+        return records.getLong(i * RECORD_SIZE + TOKEN);
+    }
+
+    int events(int i) {
+        return records.getInt(i * RECORD_SIZE + EVENTS);
+    }
+}

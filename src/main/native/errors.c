@@ -1,0 +1,43 @@
+#include "ns_jni.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+void ns_throw(JNIEnv *env, const char *class_name, const char *message)
+{
+    jclass cls = (*env)->FindClass(env, class_name);
+    /* A failed FindClass has already left NoClassDefFoundError pending: that is thrown instead. */
+    if (cls != NULL)
+        (*env)->ThrowNew(env, cls, message);
+}
+
+/* GNU strerror_r returns the text, in buffer or in static storage. */
+static const char *describe(int err, char *buffer, size_t size)
+{
+    return strerror_r(err, buffer, size);
+}
+
+void ns_throw_io(JNIEnv *env, int err, const char *what)
+{
+    char text[256];
+    char message[512];
+    snprintf(message, sizeof(message), "%s: %s (errno %d)", what, describe(err, text, sizeof(text)), err);
+    ns_throw(env, "java/io/IOException", message);
+}
+
+jstring JNICALL ns_errno_describe(JNIEnv *env, jclass cls, jint err)
+{
+    (void)cls;
+    char text[256];
+    return (*env)->NewStringUTF(env, describe(err, text, sizeof(text)));
+}
+
+jlong JNICALL ns_buffer_address(JNIEnv *env, jclass cls, jobject buffer)
+{
+    (void)cls;
+    void *address = (*env)->GetDirectBufferAddress(env, buffer);
+    if (address == NULL)
+        ns_throw(env, "java/lang/IllegalArgumentException", "not a direct buffer");
+    return (jlong)(intptr_t)address;
+}

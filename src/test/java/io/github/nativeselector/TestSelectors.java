@@ -1,0 +1,45 @@
+package io.github.nativeselector;
+
+import io.github.nativeselector.internal.BackendChoice;
+import io.github.nativeselector.internal.Config;
+import java.io.IOException;
+import java.nio.channels.Selector;
+import java.util.stream.Stream;
+
+/**
+ * The selectors every behavioural test runs against. The JDK's built-in selector is the
+ * reference: a test that fails on it is a wrong test.
+ */
+public enum TestSelectors {
+    JDK(BackendChoice.JDK, Config.DEFAULT_BATCH_THRESHOLD),
+    EPOLL_UNBATCHED(BackendChoice.EPOLL, 1),
+    EPOLL_BATCHED(BackendChoice.EPOLL, Config.DEFAULT_BATCH_THRESHOLD);
+
+    private final Config config;
+
+    TestSelectors(BackendChoice backend, int batchThreshold) {
+        this.config = new Config(backend, batchThreshold);
+    }
+
+    public Selector open() throws IOException {
+        return new NativeSelectorProvider().openSelector(config);
+    }
+
+    public boolean isNative() {
+        return config.backend() != BackendChoice.JDK;
+    }
+
+    public int batchThreshold() {
+        return config.batchThreshold();
+    }
+
+    /** Every selector, for {@code @MethodSource}. */
+    public static Stream<TestSelectors> all() {
+        return Stream.of(values());
+    }
+
+    /** The native selectors only, for tests of what the JDK's selector does not have (counters, batching). */
+    public static Stream<TestSelectors> natives() {
+        return all().filter(TestSelectors::isNative);
+    }
+}
