@@ -1,0 +1,192 @@
+package io.github.nativeselector;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.nativeselector.internal.BackendChoice;
+import io.github.nativeselector.internal.Config;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.Pipe;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** When registration changes reach the kernel, observed through the selector's counters. */
+@Timeout(30)
+class BatchingTest {
+
+    private final List<Pipe> pipes = new ArrayList<>();
+
+    @AfterEach
+    void closePipes() throws IOException {
+        for (Pipe pipe : pipes) {
+            pipe.source().close();
+            pipe.sink().close();
+        }
+    }
+
+    private static Selector open(int threshold) throws IOException {
+        return new NativeSelectorProvider().openSelector(new Config(BackendChoice.EPOLL, threshold));
+    }
+
+    private static SelectorStats stats(Selector selector) {
+        return SelectorStats.of(selector).orElseThrow();
+    }
+
+    private Pipe.SourceChannel source() throws IOException {
+        Pipe pipe = Pipe.open();
+        pipes.add(pipe);
+        pipe.source().configureBlocking(false);
+        return pipe.source();
+    }
+
+    private static void makeReadable(Pipe.SourceChannel source, List<Pipe> pipes) throws IOException {
+        for (Pipe pipe : pipes) {
+            if (pipe.source() == source) {
+                pipe.sink().write(ByteBuffer.wrap(new byte[] {1}));
+            }
+        }
+    }
+
+    @Test
+    void thresholdOneAppliesEachChangeAtOnce() throws IOException {
+        try (Selector selector = open(1)) {
+            source().register(selector, SelectionKey.OP_READ);
+            assertEquals(1, stats(selector).batches());
+            source().register(selector, SelectionKey.OP_READ);
+            SelectorStats s = stats(selector);
+            assertEquals(2, s.batches());
+            assertEquals(2, s.changesApplied());
+            assertEquals(2, s.kernelCallsForChanges());
+            assertEquals(0, s.polls());
+        }
+    }
+
+    @Test
+    void belowThresholdChangesWaitForTheNextSelectAndGoInOneBatch() throws IOException {
+        try (Selector selector = open(64)) {
+            for (int i = 0; i < 10; i++) {
+                source().register(selector, SelectionKey.OP_READ);
+            }
+            assertEquals(0, stats(selector).changesApplied());
+            selector.selectNow();
+            SelectorStats s = stats(selector);
+            assertEquals(1, s.batches());
+            assertEquals(10, s.changesApplied());
+            assertEquals(10, s.kernelCallsForChanges());
+        }
+    }
+
+    @Test
+    void fillingTheQueueFlushesFromTheRegisteringThread() throws IOException {
+        try (Selector selector = open(4)) {
+            for (int i = 0; i < 3; i++) {
+                source().register(selector, SelectionKey.OP_READ);
+            }
+            assertEquals(0, stats(selector).batches());
+            source().register(selector, SelectionKey.OP_READ);
+            SelectorStats s = stats(selector);
+            assertEquals(1, s.batches());
+            assertEquals(4, s.changesApplied());
+        }
+    }
+
+    @Test
+    void registrationThatFillsTheQueueWakesABlockedSelectWithoutWakeup() throws Exception {
+        try (Selector selector = open(4)) {
+            List<Pipe.SourceChannel> sources = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                sources.add(source());
+            }
+            makeReadable(sources.get(3), pipes);
+            CompletableFuture<Integer> blocked = new CompletableFuture<>();
+            Thread selecting = new Thread(() -> {
+                try {
+                    blocked.complete(selector.select());
+                } catch (Throwable e) {
+                    blocked.completeExceptionally(e);
+                }
+            });
+            selecting.start();
+            awaitBlockedInKernel(selecting);
+            for (Pipe.SourceChannel source : sources) {
+                source.register(selector, SelectionKey.OP_READ);
+            }
+            assertEquals(1, blocked.get(10, TimeUnit.SECONDS));
+            assertEquals(0, stats(selector).wakeups());
+            assertEquals(sources.get(3), selector.selectedKeys().iterator().next().channel());
+        }
+    }
+
+    @Test
+    void repeatedInterestChangesBetweenSelectsCoalesce() throws IOException {
+        try (Selector selector = open(64)) {
+            SelectionKey key = source().register(selector, SelectionKey.OP_READ);
+            selector.selectNow();
+            long before = stats(selector).changesApplied();
+            for (int i = 0; i < 100; i++) {
+                key.interestOps(0);
+                key.interestOps(SelectionKey.OP_READ);
+            }
+            selector.selectNow();
+            assertEquals(before, stats(selector).changesApplied(), "back where it started: nothing to apply");
+            key.interestOps(0);
+            key.interestOpsOr(SelectionKey.OP_READ);
+            key.interestOpsAnd(0);
+            selector.selectNow();
+            assertEquals(before + 1, stats(selector).changesApplied(), "one removal");
+        }
+    }
+
+    @Test
+    void noInterestRemovesTheChannelSoHangUpIsNotReported() throws IOException {
+        try (Selector selector = open(64)) {
+            Pipe.SourceChannel source = source();
+            SelectionKey key = source.register(selector, SelectionKey.OP_READ);
+            selector.selectNow();
+            key.interestOps(0);
+            selector.selectNow();
+            pipes.get(0).sink().close();
+            long polls = stats(selector).readyEvents();
+            assertEquals(0, selector.selectNow());
+            assertEquals(0, selector.select(50));
+            assertEquals(polls, stats(selector).readyEvents(), "the kernel reported nothing for the idle key");
+        }
+    }
+
+    @Test
+    void cancelledKeysLeaveTheKernelInOneBatch() throws IOException {
+        try (Selector selector = open(64)) {
+            List<SelectionKey> keys = new ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                keys.add(source().register(selector, SelectionKey.OP_READ));
+            }
+            selector.selectNow();
+            long batches = stats(selector).batches();
+            keys.forEach(SelectionKey::cancel);
+            selector.selectNow();
+            SelectorStats s = stats(selector);
+            assertEquals(batches + 1, s.batches());
+            assertEquals(10, s.changesApplied());
+            assertTrue(selector.keys().isEmpty());
+        }
+    }
+
+    /** Waits until the thread is inside the backend's native wait. */
+    private static void awaitBlockedInKernel(Thread thread) throws InterruptedException {
+        for (;;) {
+            StackTraceElement[] stack = thread.getStackTrace();
+            if (stack.length > 0 && stack[0].isNativeMethod() && stack[0].getMethodName().equals("poll")) {
+                return;
+            }
+            Thread.sleep(5);
+        }
+    }
+}
