@@ -37,8 +37,8 @@ import java.util.function.Consumer;
  */
 public final class NativeSelector extends AbstractSelector {
 
-    /** Ready records read per kernel wait. */
-    private static final int READY_CAPACITY = 1024;
+    /** Ready records read per kernel wait; channels beyond it are reported by the next wait. */
+    static final int READY_CAPACITY = 1024;
 
     private final Backend backend;
     private final Counters counters = new Counters();

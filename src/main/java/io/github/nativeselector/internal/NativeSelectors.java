@@ -20,7 +20,7 @@ public final class NativeSelectors {
 
     public static AbstractSelector open(SelectorProvider provider, Config config) throws IOException {
         try {
-            return new NativeSelector(provider, EpollBackend.open(1024), config.batchThreshold());
+            return new NativeSelector(provider, EpollBackend.open(NativeSelector.READY_CAPACITY), config.batchThreshold());
         } catch (IOException e) {
             if (config.backend() != BackendChoice.AUTO) {
                 throw e;
