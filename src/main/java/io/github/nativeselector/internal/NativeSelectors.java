@@ -25,11 +25,12 @@ public final class NativeSelectors {
             if (config.backend() != BackendChoice.AUTO) {
                 throw e;
             }
+            AbstractSelector fallback = BuiltInProvider.get().openSelector();
             if (FALLBACK_LOGGED.compareAndSet(false, true)) {
                 LOG.log(Level.WARNING, "native selector unavailable, using the JDK's built-in selector: "
                         + e.getMessage());
             }
-            return BuiltInProvider.get().openSelector();
+            return fallback;
         }
     }
 }
