@@ -300,12 +300,15 @@ public final class NativeSelector extends AbstractSelector {
         }
     }
 
+    /** Deregisters every key even when some fail, then throws the first failure. */
     private void deregisterAll(Iterable<? extends SelectionKey> toDeregister) throws IOException {
-        IOException failure = null;
+        Exception failure = null;
         for (SelectionKey selectionKey : toDeregister) {
             try {
                 deregisterKey((NativeSelectionKey) selectionKey);
-            } catch (IOException e) {
+            } catch (IOException | RuntimeException e) {
+                // JDK 17's removeKey throws NullPointerException for a channel whose first
+                // registration is still under way; the other keys must still be released.
                 if (failure == null) {
                     failure = e;
                 } else {
@@ -313,8 +316,11 @@ public final class NativeSelector extends AbstractSelector {
                 }
             }
         }
+        if (failure instanceof IOException e) {
+            throw e;
+        }
         if (failure != null) {
-            throw failure;
+            throw (RuntimeException) failure;
         }
     }
 

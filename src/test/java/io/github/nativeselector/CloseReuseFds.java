@@ -1,0 +1,131 @@
+package io.github.nativeselector;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.ReadableByteChannel;
+import java.nio.channels.SelectableChannel;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The process's open file descriptors, read from {@code /proc/self/fd}, and the checks that a
+ * channel's descriptor was released. A descriptor is identified by its link target
+ * ({@code socket:[inode]}, {@code pipe:[inode]}), which, unlike its number, is not reused.
+ */
+final class CloseReuseFds {
+
+    private static final Path FD_DIR = Path.of("/proc/self/fd");
+
+    private CloseReuseFds() {
+    }
+
+    /** fd number to link target, leaving out the descriptor the listing itself uses. */
+    static Map<Integer, String> snapshot() throws IOException {
+        String listing = FD_DIR.toRealPath().toString();
+        Map<Integer, String> fds = new TreeMap<>();
+        try (DirectoryStream<Path> dir = Files.newDirectoryStream(FD_DIR)) {
+            for (Path entry : dir) {
+                String target;
+                try {
+                    target = Files.readSymbolicLink(entry).toString();
+                } catch (IOException closedMeanwhile) {
+                    continue;
+                }
+                if (!target.equals(listing)) {
+                    fds.put(Integer.parseInt(entry.getFileName().toString()), target);
+                }
+            }
+        }
+        return fds;
+    }
+
+    /** The descriptors in {@code after} that are not in {@code before} (new numbers, or numbers now naming another file). */
+    static Map<Integer, String> opened(Map<Integer, String> before, Map<Integer, String> after) {
+        Map<Integer, String> opened = new TreeMap<>();
+        after.forEach((fd, target) -> {
+            if (!target.equals(before.get(fd))) {
+                opened.put(fd, target);
+            }
+        });
+        return opened;
+    }
+
+    /** The one descriptor opened between the two snapshots: its number. */
+    static int singleOpened(Map<Integer, String> before, Map<Integer, String> after) {
+        Map<Integer, String> opened = opened(before, after);
+        assertEquals(1, opened.size(), () -> "expected exactly one new fd, got " + opened);
+        return opened.keySet().iterator().next();
+    }
+
+    /** How many descriptors refer to the file with this link target. */
+    static long count(String target) throws IOException {
+        return snapshot().values().stream().filter(target::equals).count();
+    }
+
+    /**
+     * Fails unless the number of open descriptors comes back to the baseline's within a few
+     * seconds (a leak is permanent; anything else the JVM opens for a moment is not).
+     */
+    static void assertBackToBaseline(Map<Integer, String> baseline, String what) throws IOException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+        Map<Integer, String> now = snapshot();
+        while (now.size() != baseline.size() && System.nanoTime() < deadline) {
+            sleep(20);
+            now = snapshot();
+        }
+        if (now.size() != baseline.size()) {
+            Map<Integer, String> gone = opened(now, baseline);
+            fail(what + ": " + baseline.size() + " fds before, " + now.size() + " after; opened "
+                    + abbreviated(opened(baseline, now)) + ", closed " + abbreviated(gone));
+        }
+    }
+
+    private static String abbreviated(Map<Integer, String> fds) {
+        if (fds.size() <= 10) {
+            return fds.toString();
+        }
+        return fds.entrySet().stream().limit(10).map(String::valueOf)
+                .collect(java.util.stream.Collectors.joining(", ", "{", ", ... (" + fds.size() + " in all)}"));
+    }
+
+    /**
+     * Fails unless the non-blocking channel reads end-of-stream within five seconds. Data that
+     * arrives first is read and dropped.
+     */
+    static void assertReadsEof(ReadableByteChannel channel, String what) throws IOException {
+        if (((SelectableChannel) channel).isBlocking()) {
+            throw new IllegalArgumentException("needs a non-blocking channel");
+        }
+        ByteBuffer buffer = ByteBuffer.allocate(256);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        for (;;) {
+            buffer.clear();
+            int n = channel.read(buffer);
+            if (n < 0) {
+                return;
+            }
+            if (n == 0) {
+                if (System.nanoTime() > deadline) {
+                    fail(what + ": no end-of-stream within 5 s; the closed end's fd is still open");
+                }
+                sleep(2);
+            }
+        }
+    }
+
+    static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
+        }
+    }
+}
