@@ -22,10 +22,13 @@ jlong JNICALL ns_epoll_jni_open(JNIEnv *env, jclass cls, jint capacity)
     return (jlong)(intptr_t)ep;
 }
 
-jint JNICALL ns_epoll_jni_apply(JNIEnv *env, jclass cls, jlong handle, jlong changes, jint count)
+/* epoll_ctl takes effect at once: every apply is synchronous. */
+jint JNICALL ns_epoll_jni_apply(JNIEnv *env, jclass cls, jlong handle, jlong changes, jint count,
+                                jboolean sync)
 {
     (void)env;
     (void)cls;
+    (void)sync;
     return ns_epoll_apply(backend(handle), (struct ns_change *)(intptr_t)changes, count);
 }
 

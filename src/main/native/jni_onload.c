@@ -21,10 +21,18 @@ static const JNINativeMethod errno_methods[] = {
 
 static const JNINativeMethod epoll_methods[] = {
     { "create", "(I)J", (void *)ns_epoll_jni_open },
-    { "apply", "(JJI)I", (void *)ns_epoll_jni_apply },
+    { "apply", "(JJIZ)I", (void *)ns_epoll_jni_apply },
     { "poll", "(JJII)I", (void *)ns_epoll_jni_poll },
     { "wakeup", "(J)V", (void *)ns_epoll_jni_wakeup },
     { "close", "(J)V", (void *)ns_epoll_jni_close },
+};
+
+static const JNINativeMethod uring_methods[] = {
+    { "create", "(I)J", (void *)ns_uring_jni_open },
+    { "apply", "(JJIZ)I", (void *)ns_uring_jni_apply },
+    { "poll", "(JJII)I", (void *)ns_uring_jni_poll },
+    { "wakeup", "(J)V", (void *)ns_uring_jni_wakeup },
+    { "close", "(J)V", (void *)ns_uring_jni_close },
 };
 
 static int register_table(JNIEnv *env, const char *class_name, const JNINativeMethod *methods,
@@ -49,7 +57,8 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved)
         || REGISTER(env, "JdkChannels", jdk_channels_methods) != JNI_OK
         || REGISTER(env, "OffHeap", off_heap_methods) != JNI_OK
         || REGISTER(env, "Errno", errno_methods) != JNI_OK
-        || REGISTER(env, "EpollBackend", epoll_methods) != JNI_OK)
+        || REGISTER(env, "EpollBackend", epoll_methods) != JNI_OK
+        || REGISTER(env, "UringBackend", uring_methods) != JNI_OK)
         return JNI_ERR;
     return JNI_VERSION_1_8;
 }

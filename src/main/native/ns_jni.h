@@ -24,7 +24,8 @@ void JNICALL ns_jdk_kill(JNIEnv *env, jclass cls, jobject channel);
 
 /* linux/epoll_jni.c: the face of EpollBackend.java. */
 jlong JNICALL ns_epoll_jni_open(JNIEnv *env, jclass cls, jint capacity);
-jint JNICALL ns_epoll_jni_apply(JNIEnv *env, jclass cls, jlong handle, jlong changes, jint count);
+jint JNICALL ns_epoll_jni_apply(JNIEnv *env, jclass cls, jlong handle, jlong changes, jint count,
+                                jboolean sync);
 jint JNICALL ns_epoll_jni_poll(JNIEnv *env, jclass cls, jlong handle, jlong ready, jint capacity,
                                jint timeout_ms);
 void JNICALL ns_epoll_jni_wakeup(JNIEnv *env, jclass cls, jlong handle);
@@ -32,6 +33,15 @@ void JNICALL ns_epoll_jni_close(JNIEnv *env, jclass cls, jlong handle);
 
 /* strerror(errno) as a Java string. */
 jstring JNICALL ns_errno_describe(JNIEnv *env, jclass cls, jint err);
+
+/* linux/uring_jni.c: the face of UringBackend.java. */
+jlong JNICALL ns_uring_jni_open(JNIEnv *env, jclass cls, jint capacity);
+jint JNICALL ns_uring_jni_apply(JNIEnv *env, jclass cls, jlong handle, jlong changes, jint count,
+                                jboolean sync);
+jint JNICALL ns_uring_jni_poll(JNIEnv *env, jclass cls, jlong handle, jlong ready, jint capacity,
+                               jint timeout_ms);
+void JNICALL ns_uring_jni_wakeup(JNIEnv *env, jclass cls, jlong handle);
+void JNICALL ns_uring_jni_close(JNIEnv *env, jclass cls, jlong handle);
 
 /* Offset of a direct buffer's memory, for Java to pass back as an address. */
 jlong JNICALL ns_buffer_address(JNIEnv *env, jclass cls, jobject buffer);

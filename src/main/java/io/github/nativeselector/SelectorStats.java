@@ -11,7 +11,9 @@ import java.util.Optional;
  * @param batches batches of registration changes applied to the kernel
  * @param changesApplied registration changes applied (adds, modifications and removals)
  * @param kernelCallsForChanges system calls those changes took
- * @param polls kernel waits (each {@code select} makes at least one)
+ * @param polls backend polls (each {@code select} makes at least one)
+ * @param pollsWithoutSyscall polls answered from completions already in user space (io_uring's
+ *     completion ring), with no system call
  * @param readyEvents ready channels the kernel reported
  * @param wakeups {@link Selector#wakeup()} calls that had to signal the kernel; repeated
  *     wakeups before the next select count once
@@ -22,6 +24,7 @@ public record SelectorStats(
         long changesApplied,
         long kernelCallsForChanges,
         long polls,
+        long pollsWithoutSyscall,
         long readyEvents,
         long wakeups) {
 

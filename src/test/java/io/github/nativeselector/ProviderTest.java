@@ -349,14 +349,16 @@ class ProviderTest {
             String message = String.valueOf(thrown.getMessage());
             assertTrue(message.contains(property), () -> "message does not name " + property + ": " + message);
             if (property.equals(BACKEND)) {
-                for (String accepted : List.of("auto", "epoll", "jdk")) {
+                for (String accepted : List.of("auto", "epoll", "io_uring", "jdk")) {
                     assertTrue(message.contains(accepted), () -> "message does not list " + accepted + ": " + message);
                 }
             } else {
                 assertTrue(message.contains("at least 1"), () -> "message does not say what is accepted: " + message);
             }
         }
-        assertEquals(fdsBefore, openFds(), "a rejected setting must not leave a file descriptor open");
+        // Fewer is fine: an earlier test's channel may be reclaimed meanwhile.
+        long fdsAfter = openFds();
+        assertTrue(fdsAfter <= fdsBefore, "a rejected setting left a file descriptor open: " + fdsBefore + " -> " + fdsAfter);
     }
 
     @Test

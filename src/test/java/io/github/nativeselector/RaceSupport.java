@@ -47,7 +47,8 @@ final class RaceSupport {
         for (;;) {
             StackTraceElement[] stack = thread.getStackTrace();
             if (stack.length > 0 && stack[0].isNativeMethod()
-                    && stack[0].getClassName().toLowerCase(Locale.ROOT).contains("poll")
+                    && (stack[0].getClassName().toLowerCase(Locale.ROOT).contains("poll")
+                            || stack[0].getClassName().endsWith("Backend"))
                     && (stack[0].getMethodName().equals("wait") || stack[0].getMethodName().equals("poll"))) {
                 return;
             }

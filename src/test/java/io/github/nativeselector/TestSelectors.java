@@ -13,7 +13,9 @@ import java.util.stream.Stream;
 public enum TestSelectors {
     JDK(BackendChoice.JDK, Config.DEFAULT_BATCH_THRESHOLD),
     EPOLL_UNBATCHED(BackendChoice.EPOLL, 1),
-    EPOLL_BATCHED(BackendChoice.EPOLL, Config.DEFAULT_BATCH_THRESHOLD);
+    EPOLL_BATCHED(BackendChoice.EPOLL, Config.DEFAULT_BATCH_THRESHOLD),
+    IO_URING_UNBATCHED(BackendChoice.IO_URING, 1),
+    IO_URING_BATCHED(BackendChoice.IO_URING, Config.DEFAULT_BATCH_THRESHOLD);
 
     private final Config config;
 

@@ -16,19 +16,26 @@ interface Backend {
     /** The name users see in counters and diagnostics, e.g. {@code "epoll"}. */
     String name();
 
+    /** Set in {@link #poll}'s result when it made no system call. */
+    int POLLED_WITHOUT_SYSCALL = 0x4000_0000;
+
     /**
      * Applies {@code count} {@link ChangeBatch} records at {@code changes}, writing each one's
      * errno into it.
      *
+     * @param sync whether the kernel must hold the changes when this returns (a flush from a
+     *     thread other than the selector's, and every removal: an fd may be closed right after);
+     *     otherwise a backend may keep them for the {@link #poll} that follows on this thread
      * @return the kernel calls it took
      */
-    int apply(long changes, int count);
+    int apply(long changes, int count, boolean sync) throws IOException;
 
     /**
      * Waits up to {@code timeoutMillis} (-1: forever, 0: not at all) and writes up to
      * {@code capacity} {@link ReadyArray} records at {@code ready}.
      *
-     * @return the records written, or -1 when a signal interrupted the wait
+     * @return the records written, with {@link #POLLED_WITHOUT_SYSCALL} set when no system call
+     *     was needed, or -1 when a signal interrupted the wait
      */
     int poll(long ready, int capacity, int timeoutMillis) throws IOException;
 

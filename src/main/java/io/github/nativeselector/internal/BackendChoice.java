@@ -9,6 +9,8 @@ public enum BackendChoice {
     AUTO("auto"),
     /** Linux epoll; failing to start is an error. */
     EPOLL("epoll"),
+    /** Linux io_uring; failing to start (blocked, too old a kernel) is an error that says why. */
+    IO_URING("io_uring"),
     /** The JDK's built-in selector. */
     JDK("jdk");
 

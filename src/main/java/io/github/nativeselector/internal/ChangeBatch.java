@@ -52,11 +52,19 @@ final class ChangeBatch {
      * Applies the batch and records on each key the events the kernel now has for it. A change
      * the kernel refused leaves its key as it was and is reported once the rest are applied.
      */
-    void apply(Backend backend, Counters counters) throws IOException {
+    void apply(Backend backend, Counters counters, boolean sync) throws IOException {
         if (size == 0) {
             return;
         }
-        int calls = backend.apply(address, size);
+        int calls;
+        try {
+            calls = backend.apply(address, size, sync);
+        } catch (IOException e) {
+            // The kernel's view of these keys is unknown: the next change to each is sent whole.
+            java.util.Arrays.fill(keys, 0, size, null);
+            size = 0;
+            throw e;
+        }
         counters.batchApplied(size, calls);
         IOException failure = null;
         for (int i = 0; i < size; i++) {

@@ -45,7 +45,7 @@ final class ChangeQueue {
         pending[size++] = key;
         if (size == pending.length) {
             try {
-                flushPending();
+                flushPending(true);
             } catch (IOException e) {
                 if (deferredFailure == null) {
                     deferredFailure = e;
@@ -62,7 +62,7 @@ final class ChangeQueue {
             throw failure;
         }
         if (size > 0) {
-            flushPending();
+            flushPending(false);
         }
     }
 
@@ -76,10 +76,10 @@ final class ChangeQueue {
         }
         for (NativeSelectionKey key : cancelled) {
             if (key.registeredEvents != 0) {
-                addToBatch(key, ChangeBatch.OP_DEL, 0);
+                addToBatch(key, ChangeBatch.OP_DEL, 0, true);
             }
         }
-        batch.apply(backend, counters);
+        batch.apply(backend, counters, true);
     }
 
     /** Closes the backend; nothing reaches it afterwards. */
@@ -92,7 +92,8 @@ final class ChangeQueue {
         }
     }
 
-    private void flushPending() throws IOException {
+    /** @param sync as {@link Backend#apply}: false only for the selector's own flush before it polls */
+    private void flushPending(boolean sync) throws IOException {
         for (int i = 0; i < size; i++) {
             NativeSelectionKey key = pending[i];
             pending[i] = null;
@@ -105,16 +106,16 @@ final class ChangeQueue {
             if (events != registered) {
                 int op = events == 0 ? ChangeBatch.OP_DEL
                         : registered == 0 ? ChangeBatch.OP_ADD : ChangeBatch.OP_MOD;
-                addToBatch(key, op, events);
+                addToBatch(key, op, events, sync);
             }
         }
         size = 0;
-        batch.apply(backend, counters);
+        batch.apply(backend, counters, sync);
     }
 
-    private void addToBatch(NativeSelectionKey key, int op, int events) throws IOException {
+    private void addToBatch(NativeSelectionKey key, int op, int events, boolean sync) throws IOException {
         if (batch.isFull()) {
-            batch.apply(backend, counters);
+            batch.apply(backend, counters, sync);
         }
         batch.add(key, op, events);
     }

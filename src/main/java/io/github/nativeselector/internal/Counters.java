@@ -15,6 +15,7 @@ final class Counters {
     private static final VarHandle CHANGES;
     private static final VarHandle KERNEL_CALLS;
     private static final VarHandle POLLS;
+    private static final VarHandle POLLS_WITHOUT_SYSCALL;
     private static final VarHandle READY_EVENTS;
     private static final VarHandle WAKEUPS;
 
@@ -25,6 +26,7 @@ final class Counters {
             CHANGES = lookup.findVarHandle(Counters.class, "changes", long.class);
             KERNEL_CALLS = lookup.findVarHandle(Counters.class, "kernelCalls", long.class);
             POLLS = lookup.findVarHandle(Counters.class, "polls", long.class);
+            POLLS_WITHOUT_SYSCALL = lookup.findVarHandle(Counters.class, "pollsWithoutSyscall", long.class);
             READY_EVENTS = lookup.findVarHandle(Counters.class, "readyEvents", long.class);
             WAKEUPS = lookup.findVarHandle(Counters.class, "wakeups", long.class);
         } catch (ReflectiveOperationException e) {
@@ -36,6 +38,7 @@ final class Counters {
     private long changes;
     private long kernelCalls;
     private long polls;
+    private long pollsWithoutSyscall;
     private long readyEvents;
     private long wakeups;
 
@@ -46,9 +49,12 @@ final class Counters {
         KERNEL_CALLS.setOpaque(this, kernelCalls + calls);
     }
 
-    /** Under the selector's lock: one kernel wait. */
-    void polled() {
+    /** Under the selector's lock: one poll of the backend. */
+    void polled(boolean withoutSyscall) {
         POLLS.setOpaque(this, polls + 1);
+        if (withoutSyscall) {
+            POLLS_WITHOUT_SYSCALL.setOpaque(this, pollsWithoutSyscall + 1);
+        }
     }
 
     /** Under the selector's lock: channels a wait found ready. */
@@ -67,6 +73,7 @@ final class Counters {
                 (long) CHANGES.getOpaque(this),
                 (long) KERNEL_CALLS.getOpaque(this),
                 (long) POLLS.getOpaque(this),
+                (long) POLLS_WITHOUT_SYSCALL.getOpaque(this),
                 (long) READY_EVENTS.getOpaque(this),
                 (long) WAKEUPS.getOpaque(this));
     }

@@ -23,8 +23,8 @@ final class EpollBackend implements Backend {
     }
 
     @Override
-    public int apply(long changes, int count) {
-        return apply(handle, changes, count);
+    public int apply(long changes, int count, boolean sync) {
+        return apply(handle, changes, count, sync);
     }
 
     @Override
@@ -44,7 +44,7 @@ final class EpollBackend implements Backend {
 
     private static native long create(int capacity) throws IOException;
 
-    private static native int apply(long handle, long changes, int count);
+    private static native int apply(long handle, long changes, int count, boolean sync);
 
     private static native int poll(long handle, long ready, int capacity, int timeoutMillis) throws IOException;
 

@@ -197,12 +197,13 @@ public final class NativeSelector extends AbstractSelector {
     /** Waits, resuming after a signal with the time that is left. */
     private int poll(long timeout) throws IOException {
         int millis = (int) Math.min(timeout, Integer.MAX_VALUE);
-        long deadline = timeout > 0 ? System.nanoTime() + timeout * 1_000_000L : 0;
+        // A wait longer than a century is a wait forever; capping it keeps the arithmetic exact.
+        long deadline = timeout > 0 ? System.nanoTime() + Math.min(timeout, Long.MAX_VALUE >> 22) * 1_000_000L : 0;
         for (;;) {
-            int count = backend.poll(ready.address(), ready.capacity(), millis);
-            counters.polled();
-            if (count >= 0) {
-                return count;
+            int result = backend.poll(ready.address(), ready.capacity(), millis);
+            counters.polled((result & Backend.POLLED_WITHOUT_SYSCALL) != 0);
+            if (result >= 0) {
+                return result & ~Backend.POLLED_WITHOUT_SYSCALL;
             }
             if (timeout > 0) {
                 long left = (deadline - System.nanoTime()) / 1_000_000L;

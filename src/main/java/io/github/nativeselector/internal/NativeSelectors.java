@@ -18,9 +18,22 @@ public final class NativeSelectors {
     private NativeSelectors() {
     }
 
+    /**
+     * {@code auto} means epoll: io_uring costs less per registration change but more per select
+     * and per ready channel (bench/uring-mechanisms), and a server selects far more often than it
+     * registers, so io_uring is chosen by name only.
+     */
+    private static Backend openBackend(BackendChoice choice) throws IOException {
+        return switch (choice) {
+            case IO_URING -> UringBackend.open(NativeSelector.READY_CAPACITY);
+            case AUTO, EPOLL -> EpollBackend.open(NativeSelector.READY_CAPACITY);
+            case JDK -> throw new IllegalArgumentException("the JDK's selector has no native backend");
+        };
+    }
+
     public static AbstractSelector open(SelectorProvider provider, Config config) throws IOException {
         try {
-            return new NativeSelector(provider, EpollBackend.open(NativeSelector.READY_CAPACITY), config.batchThreshold());
+            return new NativeSelector(provider, openBackend(config.backend()), config.batchThreshold());
         } catch (IOException e) {
             if (config.backend() != BackendChoice.AUTO) {
                 throw e;

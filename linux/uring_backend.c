@@ -1,0 +1,618 @@
+#include "uring_backend.h"
+
+#include <errno.h>
+#include <linux/io_uring.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SQ_ENTRIES 256
+#define CQ_ENTRIES 4096
+#define INITIAL_SLOTS 64
+
+/* user_data of poll removals and updates: their own completions carry nothing to report. */
+#define CONTROL_TOKEN (UINT64_MAX - 1)
+
+#define REPORTED_EVENTS (NS_IN | NS_OUT | NS_ERR | NS_HUP | NS_NVAL)
+
+struct registration {
+    uint64_t token;
+    int32_t fd;
+    uint32_t events;
+    uint8_t active;  /* registered: armed again after each completion */
+    uint8_t armed;    /* a poll with this token is in the kernel */
+    uint8_t removing; /* ... and its removal has been asked for */
+    uint8_t queued;   /* in the re-arm list */
+    uint32_t reported; /* the poll call that last reported this fd */
+};
+
+struct ns_uring {
+    int ring_fd;
+    int wakefd;
+    int wakeup_armed;
+    pthread_mutex_t lock;
+
+    unsigned *sq_head, *sq_tail, *sq_mask, *sq_array, *sq_flags;
+    unsigned sq_entries;
+    unsigned sq_tail_local;
+    struct io_uring_sqe *sqes;
+    unsigned *cq_head, *cq_tail, *cq_mask;
+    struct io_uring_cqe *cqes;
+    void *ring_map;
+    size_t ring_map_size;
+    size_t sqes_size;
+
+    struct registration *regs; /* by slot: the low 32 bits of a token */
+    uint32_t *rearm;           /* slots whose poll completed */
+    uint32_t slots, rearm_count;
+    uint32_t removals_pending; /* removed polls whose completion has not been seen */
+    uint32_t poll_calls;       /* numbers the poll calls, for registration.reported */
+
+    struct ns_ready *aside;    /* completions taken off the ring by apply, for the next poll */
+    uint32_t aside_count, aside_capacity;
+};
+
+static int enter(struct ns_uring *r, unsigned to_submit, unsigned min_complete, unsigned flags,
+                 const struct __kernel_timespec *timeout)
+{
+    struct io_uring_getevents_arg arg = { .ts = (uint64_t)(uintptr_t)timeout };
+    if (timeout != NULL)
+        flags |= IORING_ENTER_EXT_ARG;
+    long n = syscall(__NR_io_uring_enter, r->ring_fd, to_submit, min_complete, flags,
+                     timeout != NULL ? (void *)&arg : NULL, timeout != NULL ? sizeof(arg) : 0);
+    return n < 0 ? -errno : (int)n;
+}
+
+static unsigned unsubmitted(struct ns_uring *r)
+{
+    return r->sq_tail_local - __atomic_load_n(r->sq_head, __ATOMIC_ACQUIRE);
+}
+
+static void publish(struct ns_uring *r)
+{
+    __atomic_store_n(r->sq_tail, r->sq_tail_local, __ATOMIC_RELEASE);
+}
+
+/* Under the lock: a cleared entry, submitting the full ring first if need be. */
+static int next_sqe(struct ns_uring *r, int *calls, struct io_uring_sqe **out)
+{
+    if (unsubmitted(r) == r->sq_entries) {
+        publish(r);
+        int n = enter(r, r->sq_entries, 0, 0, NULL);
+        (*calls)++;
+        if (n < 0)
+            return n;
+        if (unsubmitted(r) == r->sq_entries)
+            return -EBUSY;
+    }
+    unsigned index = r->sq_tail_local & *r->sq_mask;
+    struct io_uring_sqe *sqe = &r->sqes[index];
+    memset(sqe, 0, sizeof(*sqe));
+    r->sq_array[index] = index;
+    r->sq_tail_local++;
+    *out = sqe;
+    return 0;
+}
+
+static uint32_t poll_events(uint32_t events)
+{
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    events = (events << 16) | (events >> 16);
+#endif
+    return events;
+}
+
+static int arm(struct ns_uring *r, int fd, uint32_t events, uint64_t token, int *calls)
+{
+    struct io_uring_sqe *sqe;
+    int err = next_sqe(r, calls, &sqe);
+    if (err < 0)
+        return err;
+    sqe->opcode = IORING_OP_POLL_ADD;
+    sqe->fd = fd;
+    sqe->poll32_events = poll_events(events);
+    sqe->user_data = token;
+    return 0;
+}
+
+/* Removes the poll with this token, or with IORING_POLL_UPDATE_EVENTS changes its events. */
+static int remove_or_update(struct ns_uring *r, uint64_t token, uint32_t update_flags, uint32_t events,
+                            int *calls)
+{
+    struct io_uring_sqe *sqe;
+    int err = next_sqe(r, calls, &sqe);
+    if (err < 0)
+        return err;
+    sqe->opcode = IORING_OP_POLL_REMOVE;
+    sqe->fd = -1;
+    sqe->addr = token;
+    sqe->len = update_flags;
+    sqe->poll32_events = poll_events(events);
+    sqe->user_data = CONTROL_TOKEN;
+    return 0;
+}
+
+static void drain_wakeup(struct ns_uring *r)
+{
+    uint64_t value;
+    /* EAGAIN: already empty. Nothing else can fail on this private non-blocking eventfd, and
+       the wakeup is reported either way so that the caller's latch is reset. */
+    if (read(r->wakefd, &value, sizeof(value)) < 0 && errno != EAGAIN)
+        return;
+}
+
+/* Under the lock: what one completion means; 1 when it is a record to report. */
+static int complete(struct ns_uring *r, const struct io_uring_cqe *cqe, struct ns_ready *record)
+{
+    uint64_t token = cqe->user_data;
+    if (token == CONTROL_TOKEN)
+        return 0;
+    if (token == NS_WAKEUP_TOKEN) {
+        r->wakeup_armed = 0;
+        record->token = NS_WAKEUP_TOKEN;
+        record->events = NS_IN;
+        record->reserved = 0;
+        drain_wakeup(r);
+        return 1;
+    }
+    uint32_t slot = (uint32_t)token;
+    if (slot >= r->slots)
+        return 0;
+    struct registration *g = &r->regs[slot];
+    if (g->token != token || !g->armed)
+        return 0;
+    g->armed = 0;
+    if (g->removing) {
+        g->removing = 0;
+        r->removals_pending--;
+    }
+    if (!g->active)
+        return 0;
+    /* An fd the kernel refused (say EBADF) is reported once and not polled again. */
+    int rearm = cqe->res >= 0 || cqe->res == -ECANCELED;
+    if (rearm && !g->queued) {
+        g->queued = 1;
+        r->rearm[r->rearm_count++] = slot;
+    }
+    if (cqe->res == -ECANCELED)
+        return 0;
+    record->token = token;
+    record->events = cqe->res >= 0 ? ((uint32_t)cqe->res & REPORTED_EVENTS)
+                                   : (cqe->res == -EBADF ? NS_NVAL : NS_ERR);
+    record->reserved = 0;
+    return 1;
+}
+
+/* Under the lock: notes that this poll call reports the record's fd. */
+static struct ns_ready mark_reported(struct ns_uring *r, struct ns_ready record)
+{
+    uint32_t slot = (uint32_t)record.token;
+    if (record.token != NS_WAKEUP_TOKEN && slot < r->slots)
+        r->regs[slot].reported = r->poll_calls;
+    return record;
+}
+
+static int set_aside(struct ns_uring *r, const struct ns_ready *record)
+{
+    if (r->aside_count == r->aside_capacity) {
+        uint32_t capacity = r->aside_capacity ? r->aside_capacity * 2 : 64;
+        struct ns_ready *grown = realloc(r->aside, capacity * sizeof(*grown));
+        if (grown == NULL)
+            return -ENOMEM;
+        r->aside = grown;
+        r->aside_capacity = capacity;
+    }
+    r->aside[r->aside_count++] = *record;
+    return 0;
+}
+
+/*
+ * Under the lock: takes completions off the ring into `out` until it holds `capacity` records;
+ * with out == NULL, takes them all and sets the records aside. Returns the records written or
+ * -errno.
+ */
+static int take_completions(struct ns_uring *r, struct ns_ready *out, int capacity)
+{
+    unsigned head = *r->cq_head;
+    unsigned tail = __atomic_load_n(r->cq_tail, __ATOMIC_ACQUIRE);
+    int n = 0, err = 0;
+    while (head != tail && (out == NULL || n < capacity)) {
+        struct ns_ready record;
+        if (complete(r, &r->cqes[head & *r->cq_mask], &record)) {
+            if (out != NULL)
+                out[n++] = mark_reported(r, record);
+            else if ((err = set_aside(r, &record)) < 0)
+                break;
+        }
+        head++;
+    }
+    __atomic_store_n(r->cq_head, head, __ATOMIC_RELEASE);
+    return err < 0 ? err : n;
+}
+
+static int ensure_slot(struct ns_uring *r, uint32_t slot)
+{
+    if (slot < r->slots)
+        return 0;
+    uint32_t slots = r->slots;
+    while (slots <= slot)
+        slots *= 2;
+    struct registration *regs = realloc(r->regs, slots * sizeof(*regs));
+    if (regs == NULL)
+        return -ENOMEM;
+    r->regs = regs;
+    memset(regs + r->slots, 0, (slots - r->slots) * sizeof(*regs));
+    uint32_t *rearm = realloc(r->rearm, slots * sizeof(*rearm));
+    if (rearm == NULL)
+        return -ENOMEM;
+    r->rearm = rearm;
+    r->slots = slots;
+    return 0;
+}
+
+static int64_t now_ms(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+}
+
+/*
+ * Under the lock: submits what is queued and waits, for at most REMOVAL_WAIT_MS, until every
+ * removed poll has completed. A cancelled poll completes in the task that submitted it; when that
+ * thread is slow to run its task work the wait gives up: the poll is already disarmed, its
+ * completion is recognised whenever it comes, and only the release of the file is later.
+ */
+#define REMOVAL_WAIT_MS 100
+
+static int submit_and_await_removals(struct ns_uring *r, int *calls)
+{
+    publish(r);
+    if (unsubmitted(r) > 0) {
+        int n = enter(r, unsubmitted(r), 0, 0, NULL);
+        (*calls)++;
+        if (n < 0)
+            return n;
+    }
+    int64_t deadline = now_ms() + REMOVAL_WAIT_MS;
+    for (;;) {
+        int n = take_completions(r, NULL, 0);
+        if (n < 0)
+            return n;
+        int64_t left = deadline - now_ms();
+        if (r->removals_pending == 0 || left <= 0)
+            return 0;
+        struct __kernel_timespec ts = { .tv_sec = 0, .tv_nsec = left * 1000000L };
+        n = enter(r, unsubmitted(r), 1, IORING_ENTER_GETEVENTS, &ts);
+        (*calls)++;
+        if (n < 0 && n != -EINTR && n != -ETIME)
+            return n;
+    }
+}
+
+static int apply_one(struct ns_uring *r, const struct ns_change *c, int *calls)
+{
+    uint32_t slot = (uint32_t)c->token;
+    int err = ensure_slot(r, slot);
+    if (err < 0)
+        return err;
+    struct registration *g = &r->regs[slot];
+    switch (c->op) {
+    case NS_OP_ADD:
+    case NS_OP_MOD:
+        if (g->active && g->token != c->token)
+            return -EEXIST;
+        g->token = c->token;
+        g->fd = c->fd;
+        g->events = c->events;
+        g->active = 1;
+        if (g->armed && !g->removing)
+            return remove_or_update(r, g->token, IORING_POLL_UPDATE_EVENTS, g->events, calls);
+        if (g->armed || g->queued)
+            return 0; /* armed with the new events once the old poll's completion is seen */
+        g->armed = 1;
+        return arm(r, g->fd, g->events, g->token, calls);
+    case NS_OP_DEL:
+        /* Absent, or already removed, is the goal. */
+        if (!g->active || g->token != c->token)
+            return 0;
+        g->active = 0;
+        if (!g->armed || g->removing)
+            return 0;
+        g->removing = 1;
+        r->removals_pending++;
+        return remove_or_update(r, g->token, 0, 0, calls);
+    default:
+        return -EINVAL;
+    }
+}
+
+int ns_uring_apply(struct ns_uring *r, struct ns_change *changes, int count, int sync)
+{
+    int calls = 0, err = 0;
+    pthread_mutex_lock(&r->lock);
+    for (int i = 0; i < count; i++) {
+        int e = apply_one(r, &changes[i], &calls);
+        changes[i].error = -e;
+        if (e == -EBUSY || e == -ENOMEM) {
+            err = e;
+            break;
+        }
+    }
+    if (err == 0 && sync)
+        err = submit_and_await_removals(r, &calls);
+    else
+        publish(r);
+    pthread_mutex_unlock(&r->lock);
+    return err < 0 ? err : calls;
+}
+
+/*
+ * Under the lock: arms again the polls that completed, and the wakeup poll. A poll reported by
+ * this very call waits for the next one: arming it now could report the same fd twice in one
+ * select.
+ */
+static int rearm(struct ns_uring *r, int *calls)
+{
+    int err = 0;
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < r->rearm_count; i++) {
+        uint32_t slot = r->rearm[i];
+        struct registration *g = &r->regs[slot];
+        if (err < 0 || g->reported == r->poll_calls) {
+            r->rearm[kept++] = slot;
+            continue;
+        }
+        g->queued = 0;
+        if (g->active && !g->armed) {
+            g->armed = 1;
+            err = arm(r, g->fd, g->events, g->token, calls);
+        }
+    }
+    r->rearm_count = kept;
+    if (err == 0 && !r->wakeup_armed) {
+        r->wakeup_armed = 1;
+        err = arm(r, r->wakefd, POLLIN, NS_WAKEUP_TOKEN, calls);
+    }
+    publish(r);
+    return err;
+}
+
+/* Whether a record set aside still says something about its registration as it is now. */
+static int still_current(struct ns_uring *r, const struct ns_ready *record)
+{
+    if (record->token == NS_WAKEUP_TOKEN)
+        return 1;
+    const struct registration *g = &r->regs[(uint32_t)record->token];
+    return g->active && g->token == record->token
+           && (record->events & (g->events | NS_ERR | NS_HUP | NS_NVAL)) != 0;
+}
+
+/* Under the lock: the records set aside, less those that changes since have made stale. */
+static int take_aside(struct ns_uring *r, struct ns_ready *ready, int capacity)
+{
+    uint32_t used = 0;
+    int n = 0;
+    for (; used < r->aside_count && n < capacity; used++) {
+        if (still_current(r, &r->aside[used]))
+            ready[n++] = mark_reported(r, r->aside[used]);
+    }
+    memmove(r->aside, r->aside + used, (r->aside_count - used) * sizeof(*ready));
+    r->aside_count -= used;
+    return n;
+}
+
+/* Under the lock: what is ready already, after arming again what completed last time. */
+static int collect(struct ns_uring *r, struct ns_ready *ready, int capacity, int *calls)
+{
+    int n = take_aside(r, ready, capacity);
+    int err = rearm(r, calls);
+    if (err < 0)
+        return err;
+    int taken = take_completions(r, ready + n, capacity - n);
+    return taken < 0 ? taken : n + taken;
+}
+
+int ns_uring_poll(struct ns_uring *r, struct ns_ready *ready, int capacity, int timeout_ms)
+{
+    int calls = 0;
+    int64_t deadline = timeout_ms > 0 ? now_ms() + timeout_ms : 0;
+    pthread_mutex_lock(&r->lock);
+    r->poll_calls++;
+    int n = collect(r, ready, capacity, &calls);
+    unsigned to_submit = unsubmitted(r);
+    int overflow = __atomic_load_n(r->sq_flags, __ATOMIC_ACQUIRE) & IORING_SQ_CQ_OVERFLOW;
+    pthread_mutex_unlock(&r->lock);
+    if (n < 0)
+        return n;
+    if (to_submit == 0 && !overflow && (n > 0 || timeout_ms == 0))
+        return n | (calls == 0 ? NS_URING_NO_SYSCALL : 0);
+
+    for (;;) {
+        int wait = n == 0 && timeout_ms != 0;
+        int left = timeout_ms > 0 ? (int)(deadline - now_ms()) : timeout_ms;
+        if (wait && timeout_ms > 0 && left <= 0)
+            return 0;
+        struct __kernel_timespec ts = { .tv_sec = left / 1000, .tv_nsec = (left % 1000) * 1000000L };
+        int entered = enter(r, to_submit, wait ? 1 : 0, IORING_ENTER_GETEVENTS,
+                            wait && timeout_ms > 0 ? &ts : NULL);
+        if (entered < 0 && entered != -ETIME && entered != -EINTR && entered != -EBUSY
+            && entered != -EAGAIN)
+            return entered;
+
+        /* An apply on another thread may have set aside what woke this wait. */
+        pthread_mutex_lock(&r->lock);
+        int taken = take_aside(r, ready + n, capacity - n);
+        int completed = take_completions(r, ready + n + taken, capacity - n - taken);
+        to_submit = unsubmitted(r);
+        pthread_mutex_unlock(&r->lock);
+        if (completed < 0)
+            return completed;
+        n += taken + completed;
+        if (n > 0 || !wait || entered == -ETIME)
+            return n;
+        if (entered == -EINTR)
+            return -EINTR;
+        /* Woken by completions with nothing to report (removals, cancelled polls): arm again
+           what was cancelled, and wait on. */
+        pthread_mutex_lock(&r->lock);
+        int err = rearm(r, &calls);
+        to_submit = unsubmitted(r);
+        pthread_mutex_unlock(&r->lock);
+        if (err < 0)
+            return err;
+    }
+}
+
+int ns_uring_wakeup(struct ns_uring *r)
+{
+    uint64_t one = 1;
+    if (write(r->wakefd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+        return -errno;
+    return 0;
+}
+
+static int probe_opcodes(int ring_fd)
+{
+    size_t size = sizeof(struct io_uring_probe) + 256 * sizeof(struct io_uring_probe_op);
+    struct io_uring_probe *probe = calloc(1, size);
+    if (probe == NULL)
+        return -ENOMEM;
+    int err = 0;
+    if (syscall(__NR_io_uring_register, ring_fd, IORING_REGISTER_PROBE, probe, 256) < 0) {
+        err = -errno;
+    } else {
+        const int needed[] = { IORING_OP_POLL_ADD, IORING_OP_POLL_REMOVE };
+        for (size_t i = 0; i < sizeof(needed) / sizeof(needed[0]); i++) {
+            if (needed[i] > probe->last_op || !(probe->ops[needed[i]].flags & IO_URING_OP_SUPPORTED))
+                err = -EOPNOTSUPP;
+        }
+    }
+    free(probe);
+    return err;
+}
+
+static int map_rings(struct ns_uring *r, const struct io_uring_params *p)
+{
+    size_t sq_size = p->sq_off.array + p->sq_entries * sizeof(unsigned);
+    size_t cq_size = p->cq_off.cqes + p->cq_entries * sizeof(struct io_uring_cqe);
+    r->ring_map_size = sq_size > cq_size ? sq_size : cq_size;
+    r->ring_map = mmap(NULL, r->ring_map_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
+                       r->ring_fd, IORING_OFF_SQ_RING);
+    if (r->ring_map == MAP_FAILED)
+        return -errno;
+    r->sqes_size = p->sq_entries * sizeof(struct io_uring_sqe);
+    r->sqes = mmap(NULL, r->sqes_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, r->ring_fd,
+                   IORING_OFF_SQES);
+    if (r->sqes == MAP_FAILED) {
+        int err = -errno;
+        munmap(r->ring_map, r->ring_map_size);
+        return err;
+    }
+    char *base = r->ring_map;
+    r->sq_head = (unsigned *)(base + p->sq_off.head);
+    r->sq_tail = (unsigned *)(base + p->sq_off.tail);
+    r->sq_mask = (unsigned *)(base + p->sq_off.ring_mask);
+    r->sq_flags = (unsigned *)(base + p->sq_off.flags);
+    r->sq_array = (unsigned *)(base + p->sq_off.array);
+    r->sq_entries = p->sq_entries;
+    r->sq_tail_local = *r->sq_tail;
+    r->cq_head = (unsigned *)(base + p->cq_off.head);
+    r->cq_tail = (unsigned *)(base + p->cq_off.tail);
+    r->cq_mask = (unsigned *)(base + p->cq_off.ring_mask);
+    r->cqes = (struct io_uring_cqe *)(base + p->cq_off.cqes);
+    return 0;
+}
+
+static void release(struct ns_uring *r)
+{
+    if (r->sqes != NULL)
+        munmap(r->sqes, r->sqes_size);
+    if (r->ring_map != NULL)
+        munmap(r->ring_map, r->ring_map_size);
+    /* close(2) of these private fds leaves nothing to undo: both numbers are released. */
+    if (r->wakefd >= 0)
+        close(r->wakefd);
+    if (r->ring_fd >= 0)
+        close(r->ring_fd);
+    pthread_mutex_destroy(&r->lock);
+    free(r->regs);
+    free(r->rearm);
+    free(r->aside);
+    free(r);
+}
+
+int ns_uring_open(int capacity, struct ns_uring **out)
+{
+    if (capacity < 1)
+        return -EINVAL;
+    struct ns_uring *r = calloc(1, sizeof(*r));
+    if (r == NULL)
+        return -ENOMEM;
+    r->ring_fd = -1;
+    r->wakefd = -1;
+    pthread_mutex_init(&r->lock, NULL);
+    int err = 0;
+    r->slots = INITIAL_SLOTS;
+    r->regs = calloc(r->slots, sizeof(*r->regs));
+    r->rearm = calloc(r->slots, sizeof(*r->rearm));
+    if (r->regs == NULL || r->rearm == NULL) {
+        err = -ENOMEM;
+        goto fail;
+    }
+    struct io_uring_params p;
+    memset(&p, 0, sizeof(p));
+    p.flags = IORING_SETUP_CQSIZE | IORING_SETUP_CLAMP;
+    p.cq_entries = CQ_ENTRIES;
+    r->ring_fd = (int)syscall(__NR_io_uring_setup, SQ_ENTRIES, &p);
+    if (r->ring_fd < 0) {
+        err = -errno;
+        goto fail;
+    }
+    const unsigned needed = IORING_FEAT_SINGLE_MMAP | IORING_FEAT_NODROP | IORING_FEAT_EXT_ARG
+                            | IORING_FEAT_RSRC_TAGS;
+    if ((p.features & needed) != needed) {
+        err = -EOPNOTSUPP;
+        goto fail;
+    }
+    if ((err = probe_opcodes(r->ring_fd)) < 0 || (err = map_rings(r, &p)) < 0)
+        goto fail;
+    r->wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (r->wakefd < 0) {
+        err = -errno;
+        goto fail;
+    }
+    *out = r;
+    return 0;
+fail:
+    release(r);
+    return err;
+}
+
+void ns_uring_close(struct ns_uring *r)
+{
+    /* Remove every poll while the ring is still ours: a pending poll keeps its file open. */
+    int calls = 0;
+    pthread_mutex_lock(&r->lock);
+    int err = 0;
+    for (uint32_t slot = 0; slot < r->slots && err == 0; slot++) {
+        struct registration *g = &r->regs[slot];
+        if (g->armed && !g->removing) {
+            g->removing = 1;
+            r->removals_pending++;
+            err = remove_or_update(r, g->token, 0, 0, &calls);
+        }
+        g->active = 0;
+    }
+    /* On failure the ring's teardown cancels what is left, only later. */
+    if (err == 0)
+        submit_and_await_removals(r, &calls);
+    pthread_mutex_unlock(&r->lock);
+    release(r);
+}

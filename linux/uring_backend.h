@@ -1,0 +1,66 @@
+/*
+ * The io_uring backend: the whole story.
+ *
+ * Readiness comes from one-shot IORING_OP_POLL_ADD requests, one per registered fd, whose
+ * user_data is the key's token. A poll that completes is re-armed by the next poll call while
+ * the fd is still registered, so a channel that stays ready is reported by every select:
+ * level-triggered, as java.nio.channels.Selector promises. (Multishot poll is edge-triggered on
+ * the kernels measured, and IORING_POLL_ADD_LEVEL is refused; IORING_OP_EPOLL_CTL saves nothing
+ * over epoll_ctl: bench/uring-mechanisms has the figures.)
+ *
+ *   ns_uring_open    io_uring_setup with a completion ring sized for `capacity` registrations,
+ *                    probing what the backend needs: IORING_FEAT_NODROP, IORING_FEAT_EXT_ARG
+ *                    (timed waits), poll updates (IORING_FEAT_RSRC_TAGS marks Linux 5.13), and
+ *                    the POLL_ADD/POLL_REMOVE opcodes. -EPERM, -ENOSYS, -EINVAL and -EOPNOTSUPP
+ *                    mean io_uring is unavailable here (seccomp, kernel.io_uring_disabled, an old
+ *                    kernel); -ENOMEM means the ring could not be allocated (RLIMIT_MEMLOCK).
+ *   ns_uring_apply   ADD arms a poll, MOD updates the events of an armed poll (or of the next
+ *                    re-arm), DEL removes the poll. With `sync`, the changes are submitted before
+ *                    returning, and for every DEL the cancelled poll's completion is awaited
+ *                    (for up to 100 ms): a pending poll holds a reference to the file, so a
+ *                    socket closed while it is armed would send no FIN until it completes. Without `sync`, the entries
+ *                    wait in the submission ring for the next ns_uring_poll on the same thread,
+ *                    which submits them and waits in one io_uring_enter. Returns the number of
+ *                    io_uring_enter calls made.
+ *   ns_uring_poll    re-arms the polls that completed last time, then harvests completions into
+ *                    ns_ready records. Completions already in the ring (or set aside by an apply
+ *                    on another thread) are returned without any system call. Returns the count,
+ *                    with NS_URING_NO_SYSCALL set when no system call was made, or -EINTR.
+ *   ns_uring_wakeup  adds 1 to an eventfd watched by its own one-shot poll (NS_WAKEUP_TOKEN).
+ *   ns_uring_close   unmaps the rings and closes the ring fd and the eventfd: every pending poll
+ *                    is cancelled by the kernel with the ring.
+ *
+ * Threads: apply may run on any thread (callers serialise applies) while another thread polls;
+ * one mutex guards the submission ring, the completion ring's head, the registration table and
+ * the completions set aside; it is never held across a blocking wait for readiness. The ring is
+ * therefore not set up with IORING_SETUP_SINGLE_ISSUER.
+ *
+ * Completion-ring overflow: with IORING_FEAT_NODROP the kernel keeps overflowing completions and
+ * hands them over when io_uring_enter is called with IORING_ENTER_GETEVENTS, which every poll
+ * does when the ring says IORING_SQ_CQ_OVERFLOW; completions that do not fit the caller's ready
+ * array stay in the ring for the next poll. Only a kernel out of memory for overflow entries
+ * drops completions (EBADR): ns_uring_poll then fails with -EBADR rather than lose readiness
+ * silently.
+ *
+ * Threads that submit polls own them: when such a thread exits, the kernel cancels its polls
+ * (-ECANCELED), and a registered fd's cancelled poll is armed again by the next poll call.
+ *
+ * Every function returns 0 or a count on success and -errno on failure.
+ */
+#ifndef NS_URING_BACKEND_H
+#define NS_URING_BACKEND_H
+
+#include "ns_batch.h"
+
+/* Set in ns_uring_poll's result when the records came without a system call. */
+#define NS_URING_NO_SYSCALL 0x40000000
+
+struct ns_uring;
+
+int ns_uring_open(int capacity, struct ns_uring **out);
+int ns_uring_apply(struct ns_uring *ring, struct ns_change *changes, int count, int sync);
+int ns_uring_poll(struct ns_uring *ring, struct ns_ready *ready, int capacity, int timeout_ms);
+int ns_uring_wakeup(struct ns_uring *ring);
+void ns_uring_close(struct ns_uring *ring);
+
+#endif
