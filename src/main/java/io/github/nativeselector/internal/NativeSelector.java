@@ -236,41 +236,31 @@ public final class NativeSelector extends AbstractSelector {
         return updated;
     }
 
-    /** Sets or updates the key's ready set, and selects it or runs the action; 1 if it counts. */
+    /**
+     * Sets the key's ready set (or, for a key already selected, adds to it), then selects the
+     * key or runs the action on it; 1 if the key counts in the select's result.
+     */
     private int processReadyEvent(int events, NativeSelectionKey key, Consumer<SelectionKey> action) {
         int interest = key.currentInterestOps();
-        SelectableChannel channel = key.channel();
-        if (action != null) {
-            int ops = key.kind.translate(events, interest, 0, channel);
-            if (ops < 0) {
-                return 0;
-            }
-            key.readyOps = ops;
-            if ((ops & interest) == 0) {
-                return 0;
-            }
-            action.accept(key);
-            ensureOpen();
-            return 1;
-        }
-        if (selectedKeys.contains(key)) {
-            int old = key.readyOps;
-            int ops = key.kind.translate(events, interest, old, channel);
-            if (ops < 0) {
-                return 0;
-            }
-            key.readyOps = ops;
-            return (ops & ~old) != 0 ? 1 : 0;
-        }
-        int ops = key.kind.translate(events, interest, 0, channel);
+        boolean alreadySelected = action == null && selectedKeys.contains(key);
+        int old = key.readyOps;
+        int ops = key.kind.translate(events, interest, alreadySelected ? old : 0, key.channel());
         if (ops < 0) {
             return 0;
         }
         key.readyOps = ops;
+        if (alreadySelected) {
+            return (ops & ~old) != 0 ? 1 : 0;
+        }
         if ((ops & interest) == 0) {
             return 0;
         }
-        selectedKeys.addSelected(key);
+        if (action == null) {
+            selectedKeys.addSelected(key);
+        } else {
+            action.accept(key);
+            ensureOpen();
+        }
         return 1;
     }
 
