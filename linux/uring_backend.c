@@ -403,8 +403,10 @@ static int take_aside(struct ns_uring *r, struct ns_ready *ready, int capacity)
         if (still_current(r, &r->aside[used]))
             ready[n++] = mark_reported(r, r->aside[used]);
     }
-    memmove(r->aside, r->aside + used, (r->aside_count - used) * sizeof(*ready));
-    r->aside_count -= used;
+    if (used > 0) {
+        memmove(r->aside, r->aside + used, (r->aside_count - used) * sizeof(*ready));
+        r->aside_count -= used;
+    }
     return n;
 }
 
@@ -416,7 +418,11 @@ static int collect(struct ns_uring *r, struct ns_ready *ready, int capacity, int
     if (err < 0)
         return err;
     int taken = take_completions(r, ready + n, capacity - n);
-    return taken < 0 ? taken : n + taken;
+    if (taken < 0)
+        return taken;
+    /* Polls cancelled with the thread that armed them were just taken: arm them again now. */
+    err = rearm(r, calls);
+    return err < 0 ? err : n + taken;
 }
 
 int ns_uring_poll(struct ns_uring *r, struct ns_ready *ready, int capacity, int timeout_ms)
