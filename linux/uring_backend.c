@@ -269,7 +269,7 @@ static int64_t now_ms(void)
  * thread is slow to run its task work the wait gives up: the poll is already disarmed, its
  * completion is recognised whenever it comes, and only the release of the file is later.
  */
-#define REMOVAL_WAIT_MS 100
+#define REMOVAL_WAIT_MS 50
 
 static int submit_and_await_removals(struct ns_uring *r, int *calls)
 {

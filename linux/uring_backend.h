@@ -17,7 +17,7 @@
  *   ns_uring_apply   ADD arms a poll, MOD updates the events of an armed poll (or of the next
  *                    re-arm), DEL removes the poll. With `sync`, the changes are submitted before
  *                    returning, and for every DEL the cancelled poll's completion is awaited
- *                    (for up to 100 ms): a pending poll holds a reference to the file, so a
+ *                    (for up to 50 ms): a pending poll holds a reference to the file, so a
  *                    socket closed while it is armed would send no FIN until it completes. Without `sync`, the entries
  *                    wait in the submission ring for the next ns_uring_poll on the same thread,
  *                    which submits them and waits in one io_uring_enter. Returns the number of

@@ -18,6 +18,13 @@ import java.util.List;
  */
 final class ChangeQueue {
 
+    /**
+     * Records a batch holds at least, whatever the threshold: the threshold decides when changes
+     * are made, while the removals of the keys cancelled since the last select are made at once
+     * and go to the kernel together.
+     */
+    private static final int MIN_BATCH_CAPACITY = 64;
+
     private final Backend backend;
     private final Counters counters;
     private final NativeSelectionKey[] pending;
@@ -30,7 +37,7 @@ final class ChangeQueue {
         this.backend = backend;
         this.counters = counters;
         this.pending = new NativeSelectionKey[threshold];
-        this.batch = new ChangeBatch(threshold);
+        this.batch = new ChangeBatch(Math.max(threshold, MIN_BATCH_CAPACITY));
     }
 
     /**
