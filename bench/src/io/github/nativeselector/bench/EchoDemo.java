@@ -43,7 +43,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>The counters come from {@code io.github.nativeselector.SelectorStats}, looked up
  * reflectively so that the demo also runs without the library on the class path; they are
- * {@code -} when the selector has none (the JDK's own selector).
+ * {@code -} when the selector has none (the JDK's own selector). With {@code --expect-backend}
+ * the demo stops before any load unless the selector is the one named.
  */
 public final class EchoDemo {
 
@@ -84,6 +85,16 @@ public final class EchoDemo {
                 (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
 
         EchoServer server = EchoServer.start(InetAddress.getByName("127.0.0.1"));
+        if (options.expectBackend != null) {
+            Counters initial = stats.read(server.selector());
+            String got = initial == null ? Options.NO_BACKEND : initial.backend;
+            if (!got.equals(options.expectBackend)) {
+                server.stop();
+                throw new DemoFailure("asked for the " + options.expectBackend + " selector, got "
+                        + (initial == null ? "the JDK's built-in selector" : "the " + got + " backend")
+                        + " (" + server.selectorName() + ")");
+            }
+        }
         Process loadgen = null;
         StreamCollector loadgenErr;
         Map<String, String> result = null;
@@ -230,16 +241,23 @@ public final class EchoDemo {
         static final String USAGE = String.join("\n",
                 "usage: java [selector flags] io.github.nativeselector.bench.EchoDemo --loadgen PATH",
                 "           [--loadgen-cpu CPU] [--connections 1000] [--size 64] [--warmup 2] [--seconds 8]",
+                "           [--expect-backend epoll|io_uring|jdk]",
                 "",
                 "Runs a single-threaded NIO echo server on 127.0.0.1 with the selector of",
                 "Selector.open(), starts the load generator against it (under taskset -c CPU when",
                 "--loadgen-cpu is given) and prints one 'demo ...' line: throughput, this process's",
                 "CPU time per request over the measured window, latency percentiles and the",
-                "selector's counters (- when it has none).",
+                "selector's counters (- when it has none). --expect-backend makes it fail before",
+                "any load unless the selector runs on that native backend (jdk: the JDK's built-in",
+                "selector, which has no counters).",
                 "");
+
+        /** {@code --expect-backend} value for the JDK's built-in selector. */
+        static final String NO_BACKEND = "jdk";
 
         String loadgen;
         String loadgenCpu;
+        String expectBackend;
         int connections = 1000;
         int size = 64;
         long warmup = 2;
@@ -260,6 +278,7 @@ public final class EchoDemo {
                 switch (arg) {
                     case "--loadgen" -> o.loadgen = value;
                     case "--loadgen-cpu" -> o.loadgenCpu = value;
+                    case "--expect-backend" -> o.expectBackend = value;
                     case "--connections" -> o.connections = (int) number(arg, value, 1, 1_000_000);
                     case "--size" -> o.size = (int) number(arg, value, 1, 1 << 20);
                     case "--warmup" -> o.warmup = number(arg, value, 0, 3600);

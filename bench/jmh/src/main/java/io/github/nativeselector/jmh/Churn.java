@@ -1,0 +1,153 @@
+package io.github.nativeselector.jmh;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.channels.DatagramChannel;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Registration churn: what registering, cancelling and changing interest cost, on a selector
+ * that already holds {@value #IDLE} idle registrations (UDP sockets bound to 127.0.0.1,
+ * registered for {@code OP_READ}, never sent anything).
+ *
+ * <ul>
+ *   <li>{@link #registerCancel}: register one channel, cancel its key, {@code selectNow()}. A
+ *       selector may coalesce the pair (below the threshold nothing reaches the kernel); at
+ *       threshold 1 the registration is applied at once, so the kernel sees an add and a remove.
+ *   <li>{@link #registerCancelBatch}: {@value #WINDOW} distinct channels registered, a
+ *       {@code selectNow()}, all {@value #WINDOW} keys cancelled, a {@code selectNow()}; scored per
+ *       channel. Nothing can be coalesced: every channel is added to and removed from the kernel,
+ *       as with connections that come and go.
+ *   <li>{@link #interestToggle}: a window of {@value #WINDOW} of the idle keys goes
+ *       {@code OP_READ -> 0}, {@code selectNow()}, back {@code 0 -> OP_READ}, {@code selectNow()};
+ *       scored per interest change (2 x {@value #WINDOW} per invocation), so a select comes every
+ *       {@value #WINDOW} changes. Windows walk round the idle keys.
+ * </ul>
+ *
+ * <p>{@code batchThreshold} is {@code nativeselector.batchThreshold}: 1 applies every change as
+ * it is made, 64 (the default) applies a full batch at once. The JDK's selector ignores it and
+ * holds every change until the next select; its two rows are two measurements of the same thing.
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(value = 1, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED"})
+public class Churn {
+
+    static final int IDLE = 1000;
+    static final int WINDOW = 64;
+
+    @Param({Selectors.IO_URING, Selectors.EPOLL, Selectors.JDK})
+    public String backend;
+
+    @Param({"1", "64"})
+    public int batchThreshold;
+
+    private Selector selector;
+    private DatagramChannel[] idle;
+    private SelectionKey[] idleKeys;
+    private DatagramChannel[] spare;
+    private final SelectionKey[] spareKeys = new SelectionKey[WINDOW];
+    private int window;
+
+    @Setup(Level.Trial)
+    public void setUp() throws IOException {
+        selector = Selectors.open(backend, batchThreshold);
+        idle = new DatagramChannel[IDLE];
+        idleKeys = new SelectionKey[IDLE];
+        for (int i = 0; i < IDLE; i++) {
+            idle[i] = openChannel();
+            idleKeys[i] = idle[i].register(selector, SelectionKey.OP_READ);
+        }
+        spare = new DatagramChannel[WINDOW];
+        for (int i = 0; i < WINDOW; i++) {
+            spare[i] = openChannel();
+        }
+        if (selector.selectNow() != 0) {
+            throw new IllegalStateException("an idle channel was reported ready");
+        }
+    }
+
+    private static DatagramChannel openChannel() throws IOException {
+        DatagramChannel channel = DatagramChannel.open();
+        channel.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        channel.configureBlocking(false);
+        return channel;
+    }
+
+    @Benchmark
+    public int registerCancel() throws IOException {
+        SelectionKey key = spare[0].register(selector, SelectionKey.OP_READ);
+        key.cancel();
+        return selector.selectNow();
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(WINDOW)
+    public int registerCancelBatch() throws IOException {
+        DatagramChannel[] channels = spare;
+        SelectionKey[] keys = spareKeys;
+        for (int i = 0; i < WINDOW; i++) {
+            keys[i] = channels[i].register(selector, SelectionKey.OP_READ);
+        }
+        int n = selector.selectNow();
+        for (int i = 0; i < WINDOW; i++) {
+            keys[i].cancel();
+        }
+        return n + selector.selectNow();
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(2 * WINDOW)
+    public int interestToggle() throws IOException {
+        SelectionKey[] keys = idleKeys;
+        int first = window;
+        int end = first + WINDOW;
+        window = end + WINDOW > IDLE ? 0 : end;
+        for (int i = first; i < end; i++) {
+            keys[i].interestOps(0);
+        }
+        int n = selector.selectNow();
+        for (int i = first; i < end; i++) {
+            keys[i].interestOps(SelectionKey.OP_READ);
+        }
+        return n + selector.selectNow();
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() throws IOException {
+        System.out.println();
+        System.out.println("Churn backend=" + backend + " batchThreshold=" + batchThreshold + " "
+                + Selectors.describe(selector));
+        selector.close();
+        for (DatagramChannel channel : idle) {
+            if (channel != null) {
+                channel.close();
+            }
+        }
+        for (DatagramChannel channel : spare) {
+            if (channel != null) {
+                channel.close();
+            }
+        }
+    }
+}
