@@ -3,6 +3,7 @@
  * behaviour. Prints "N passed, M failed" (tests, not checks) and exits non-zero on failure.
  */
 #include "epoll_backend.h"
+#include "test_support.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -13,48 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static int check_failures;
-
-#define CHECK(expr)                                                                    \
-    do {                                                                               \
-        if (!(expr)) {                                                                 \
-            check_failures++;                                                          \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #expr);   \
-        }                                                                              \
-    } while (0)
-
-#define ALL_BITS (NS_IN | NS_OUT | NS_ERR | NS_HUP | NS_NVAL)
-#define TOKEN_A UINT64_C(0x0000000700000003)
-#define TOKEN_B UINT64_C(0x0000000900000003)
-#define TOKEN_C UINT64_C(0x8000000100000005)
-
 /* ---- helpers ---- */
-
-static long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
-
-static void sleep_ms(long ms)
-{
-    struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-    while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {
-    }
-}
-
-static int count_fds(void)
-{
-    DIR *d = opendir("/proc/self/fd");
-    if (d == NULL)
-        return -1;
-    int n = 0;
-    while (readdir(d) != NULL)
-        n++;
-    closedir(d);
-    return n;
-}
 
 static struct ns_epoll *open_ep(int capacity)
 {
@@ -65,18 +25,6 @@ static struct ns_epoll *open_ep(int capacity)
     return ep;
 }
 
-static void make_pair(int sv[2])
-{
-    int rc = socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv);
-    CHECK(rc == 0);
-}
-
-static void close_pair(int sv[2])
-{
-    close(sv[0]);
-    close(sv[1]);
-}
-
 /* Returns a number that is certainly not an open fd right now. */
 static int closed_fd(void)
 {
@@ -85,22 +33,6 @@ static int closed_fd(void)
     close(p[0]);
     close(p[1]);
     return p[0];
-}
-
-static void put_byte(int fd)
-{
-    CHECK(write(fd, "x", 1) == 1);
-}
-
-/* Reads everything pending on a socket; returns the byte count. */
-static int drain_socket(int fd)
-{
-    char buf[256];
-    int total = 0;
-    ssize_t n;
-    while ((n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0)
-        total += (int)n;
-    return total;
 }
 
 /* One change; returns the epoll_ctl call count and stores the change's error. */
@@ -131,14 +63,6 @@ static int poll_ep(struct ns_epoll *ep, struct ns_ready *ready, int capacity, in
         CHECK(ready[i].reserved == 0);
     }
     return n;
-}
-
-static const struct ns_ready *find_token(const struct ns_ready *ready, int n, uint64_t token)
-{
-    for (int i = 0; i < n; i++)
-        if (ready[i].token == token)
-            return &ready[i];
-    return NULL;
 }
 
 /* Polls with timeout 0 and expects exactly one record with this token and these events. */
@@ -550,11 +474,7 @@ static void test_add_while_polling(void)
 
 /* ---- runner ---- */
 
-static const struct {
-    const char *name;
-    void (*fn)(void);
-} tests[] = {
-#define T(f) { #f, f }
+static const struct test tests[] = {
     T(test_open_rejects_bad_capacity),
     T(test_open_close_no_fd_leak),
     T(test_wakeup_then_drained),
@@ -583,17 +503,5 @@ static const struct {
 int main(void)
 {
     alarm(10); /* a hung poll kills the run instead of stalling it */
-    int passed = 0, failed = 0;
-    for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
-        int before = check_failures;
-        tests[i].fn();
-        if (check_failures == before) {
-            passed++;
-        } else {
-            failed++;
-            fprintf(stderr, "FAIL %s\n", tests[i].name);
-        }
-    }
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed != 0;
+    return run_tests(tests, sizeof(tests) / sizeof(tests[0]));
 }
