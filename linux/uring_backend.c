@@ -410,18 +410,17 @@ static int take_aside(struct ns_uring *r, struct ns_ready *ready, int capacity)
     return n;
 }
 
-/* Under the lock: what is ready already, after arming again what completed last time. */
+/*
+ * Under the lock: what is ready already; then arms again what completed before, including polls
+ * just taken that were cancelled with the thread that armed them.
+ */
 static int collect(struct ns_uring *r, struct ns_ready *ready, int capacity, int *calls)
 {
     int n = take_aside(r, ready, capacity);
-    int err = rearm(r, calls);
-    if (err < 0)
-        return err;
     int taken = take_completions(r, ready + n, capacity - n);
     if (taken < 0)
         return taken;
-    /* Polls cancelled with the thread that armed them were just taken: arm them again now. */
-    err = rearm(r, calls);
+    int err = rearm(r, calls);
     return err < 0 ? err : n + taken;
 }
 

@@ -1,6 +1,5 @@
 package io.github.nativeselector;
 
-import io.github.nativeselector.internal.BackendChoice;
 import io.github.nativeselector.internal.BuiltInProvider;
 import io.github.nativeselector.internal.Config;
 import io.github.nativeselector.internal.NativeSelectors;
@@ -53,9 +52,6 @@ public class NativeSelectorProvider extends SelectorProvider {
     }
 
     AbstractSelector openSelector(Config config) throws IOException {
-        if (config.backend() == BackendChoice.JDK) {
-            return BuiltInProvider.get().openSelector();
-        }
         return NativeSelectors.open(this, config);
     }
 

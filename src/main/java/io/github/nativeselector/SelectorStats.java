@@ -35,9 +35,4 @@ public record SelectorStats(
     public static Optional<SelectorStats> of(Selector selector) {
         return selector instanceof NativeSelector ns ? Optional.of(ns.stats()) : Optional.empty();
     }
-
-    /** Changes per kernel call: how much batching saved (1.0 when every change took one call). */
-    public double changesPerKernelCall() {
-        return kernelCallsForChanges == 0 ? 0.0 : (double) changesApplied / kernelCallsForChanges;
-    }
 }

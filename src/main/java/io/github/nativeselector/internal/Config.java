@@ -35,8 +35,9 @@ public record Config(BackendChoice backend, int batchThreshold) {
     }
 
     static BackendChoice parseBackend(String value) {
+        String wanted = value.trim().toLowerCase(Locale.ROOT);
         for (BackendChoice choice : BackendChoice.values()) {
-            if (choice.propertyValue().equals(value.trim().toLowerCase(Locale.ROOT))) {
+            if (choice.propertyValue().equals(wanted)) {
                 return choice;
             }
         }

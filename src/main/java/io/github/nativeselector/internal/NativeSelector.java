@@ -109,10 +109,7 @@ public final class NativeSelector extends AbstractSelector {
 
     @Override
     public int select(long timeout) throws IOException {
-        if (timeout < 0) {
-            throw new IllegalArgumentException("negative timeout");
-        }
-        return lockAndSelect(null, timeout == 0 ? -1 : timeout);
+        return lockAndSelect(null, waitMillis(timeout));
     }
 
     @Override
@@ -123,10 +120,7 @@ public final class NativeSelector extends AbstractSelector {
     @Override
     public int select(Consumer<SelectionKey> action, long timeout) throws IOException {
         Objects.requireNonNull(action);
-        if (timeout < 0) {
-            throw new IllegalArgumentException("negative timeout");
-        }
-        return lockAndSelect(action, timeout == 0 ? -1 : timeout);
+        return lockAndSelect(action, waitMillis(timeout));
     }
 
     @Override
@@ -155,6 +149,14 @@ public final class NativeSelector extends AbstractSelector {
             }
         }
         return this;
+    }
+
+    /** A {@code select(timeout)} argument as {@link #lockAndSelect} takes it: 0 means forever. */
+    private static long waitMillis(long timeout) {
+        if (timeout < 0) {
+            throw new IllegalArgumentException("negative timeout");
+        }
+        return timeout == 0 ? -1 : timeout;
     }
 
     /** @param timeout milliseconds; -1 waits until something is ready, 0 not at all */

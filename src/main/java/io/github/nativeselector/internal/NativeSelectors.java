@@ -23,17 +23,15 @@ public final class NativeSelectors {
      * and per ready channel (bench/uring-mechanisms), and a server selects far more often than it
      * registers, so io_uring is chosen by name only.
      */
-    private static Backend openBackend(BackendChoice choice) throws IOException {
-        return switch (choice) {
-            case IO_URING -> UringBackend.open(NativeSelector.READY_CAPACITY);
-            case AUTO, EPOLL -> EpollBackend.open(NativeSelector.READY_CAPACITY);
-            case JDK -> throw new IllegalArgumentException("the JDK's selector has no native backend");
-        };
-    }
-
     public static AbstractSelector open(SelectorProvider provider, Config config) throws IOException {
+        if (config.backend() == BackendChoice.JDK) {
+            return BuiltInProvider.get().openSelector();
+        }
         try {
-            return new NativeSelector(provider, openBackend(config.backend()), config.batchThreshold());
+            Backend backend = config.backend() == BackendChoice.IO_URING
+                    ? UringBackend.open(NativeSelector.READY_CAPACITY)
+                    : EpollBackend.open(NativeSelector.READY_CAPACITY);
+            return new NativeSelector(provider, backend, config.batchThreshold());
         } catch (IOException e) {
             if (config.backend() != BackendChoice.AUTO) {
                 throw e;
