@@ -12,10 +12,17 @@ void ns_throw(JNIEnv *env, const char *class_name, const char *message)
         (*env)->ThrowNew(env, cls, message);
 }
 
-/* GNU strerror_r returns the text, in buffer or in static storage. */
+/* The text of err. GNU's strerror_r returns it, in buffer or in static storage; POSIX's (AIX)
+ * fills buffer and returns 0. */
 static const char *describe(int err, char *buffer, size_t size)
 {
+#ifdef __GLIBC__
     return strerror_r(err, buffer, size);
+#else
+    if (strerror_r(err, buffer, size) != 0)
+        snprintf(buffer, size, "unknown error %d", err);
+    return buffer;
+#endif
 }
 
 void ns_throw_io(JNIEnv *env, int err, const char *what)

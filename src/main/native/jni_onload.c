@@ -19,6 +19,7 @@ static const JNINativeMethod errno_methods[] = {
     { "describe", "(I)Ljava/lang/String;", (void *)ns_errno_describe },
 };
 
+#ifdef __linux__
 static const JNINativeMethod epoll_methods[] = {
     { "create", "(I)J", (void *)ns_epoll_jni_open },
     { "apply", "(JJIZ)I", (void *)ns_epoll_jni_apply },
@@ -33,6 +34,15 @@ static const JNINativeMethod uring_methods[] = {
     { "poll", "(JJII)I", (void *)ns_uring_jni_poll },
     { "wakeup", "(J)V", (void *)ns_uring_jni_wakeup },
     { "close", "(J)V", (void *)ns_uring_jni_close },
+};
+#endif
+
+static const JNINativeMethod pollset_methods[] = {
+    { "create", "(I)J", (void *)ns_pollset_jni_open },
+    { "apply", "(JJIZ)I", (void *)ns_pollset_jni_apply },
+    { "poll", "(JJII)I", (void *)ns_pollset_jni_poll },
+    { "wakeup", "(J)V", (void *)ns_pollset_jni_wakeup },
+    { "close", "(J)V", (void *)ns_pollset_jni_close },
 };
 
 static int register_table(JNIEnv *env, const char *class_name, const JNINativeMethod *methods,
@@ -57,8 +67,12 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved)
         || REGISTER(env, "JdkChannels", jdk_channels_methods) != JNI_OK
         || REGISTER(env, "OffHeap", off_heap_methods) != JNI_OK
         || REGISTER(env, "Errno", errno_methods) != JNI_OK
-        || REGISTER(env, "EpollBackend", epoll_methods) != JNI_OK
+        || REGISTER(env, "PollsetBackend", pollset_methods) != JNI_OK)
+        return JNI_ERR;
+#ifdef __linux__
+    if (REGISTER(env, "EpollBackend", epoll_methods) != JNI_OK
         || REGISTER(env, "UringBackend", uring_methods) != JNI_OK)
         return JNI_ERR;
+#endif
     return JNI_VERSION_1_8;
 }

@@ -43,6 +43,15 @@ jint JNICALL ns_uring_jni_poll(JNIEnv *env, jclass cls, jlong handle, jlong read
 void JNICALL ns_uring_jni_wakeup(JNIEnv *env, jclass cls, jlong handle);
 void JNICALL ns_uring_jni_close(JNIEnv *env, jclass cls, jlong handle);
 
+/* aix/pollset_jni.c: the face of PollsetBackend.java (AIX, or Linux through aix/pollset-on-linux). */
+jlong JNICALL ns_pollset_jni_open(JNIEnv *env, jclass cls, jint capacity);
+jint JNICALL ns_pollset_jni_apply(JNIEnv *env, jclass cls, jlong handle, jlong changes, jint count,
+                                  jboolean sync);
+jint JNICALL ns_pollset_jni_poll(JNIEnv *env, jclass cls, jlong handle, jlong ready, jint capacity,
+                                 jint timeout_ms);
+void JNICALL ns_pollset_jni_wakeup(JNIEnv *env, jclass cls, jlong handle);
+void JNICALL ns_pollset_jni_close(JNIEnv *env, jclass cls, jlong handle);
+
 /* Offset of a direct buffer's memory, for Java to pass back as an address. */
 jlong JNICALL ns_buffer_address(JNIEnv *env, jclass cls, jobject buffer);
 

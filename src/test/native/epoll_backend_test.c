@@ -25,16 +25,6 @@ static struct ns_epoll *open_ep(int capacity)
     return ep;
 }
 
-/* Returns a number that is certainly not an open fd right now. */
-static int closed_fd(void)
-{
-    int p[2];
-    CHECK(pipe(p) == 0);
-    close(p[0]);
-    close(p[1]);
-    return p[0];
-}
-
 /* One change; returns the epoll_ctl call count and stores the change's error. */
 static int apply1(struct ns_epoll *ep, int op, int fd, uint32_t events, uint64_t token,
                   int *error)

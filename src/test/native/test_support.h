@@ -59,8 +59,18 @@ static inline int count_fds(void)
 
 static inline void make_pair(int sv[2])
 {
-    int rc = socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv);
+    int rc = socketpair(AF_UNIX, SOCK_STREAM, 0, sv);
     CHECK(rc == 0);
+}
+
+/* Returns a number that is certainly not an open fd right now. */
+static inline int closed_fd(void)
+{
+    int p[2];
+    CHECK(pipe(p) == 0);
+    close(p[0]);
+    close(p[1]);
+    return p[0];
 }
 
 static inline void close_pair(int sv[2])

@@ -349,7 +349,7 @@ class ProviderTest {
             String message = String.valueOf(thrown.getMessage());
             assertTrue(message.contains(property), () -> "message does not name " + property + ": " + message);
             if (property.equals(BACKEND)) {
-                for (String accepted : List.of("auto", "epoll", "io_uring", "jdk")) {
+                for (String accepted : List.of("auto", "epoll", "io_uring", "pollset", "jdk")) {
                     assertTrue(message.contains(accepted), () -> "message does not list " + accepted + ": " + message);
                 }
             } else {

@@ -15,7 +15,9 @@ public enum TestSelectors {
     EPOLL_UNBATCHED(BackendChoice.EPOLL, 1),
     EPOLL_BATCHED(BackendChoice.EPOLL, Config.DEFAULT_BATCH_THRESHOLD),
     IO_URING_UNBATCHED(BackendChoice.IO_URING, 1),
-    IO_URING_BATCHED(BackendChoice.IO_URING, Config.DEFAULT_BATCH_THRESHOLD);
+    IO_URING_BATCHED(BackendChoice.IO_URING, Config.DEFAULT_BATCH_THRESHOLD),
+    POLLSET_UNBATCHED(BackendChoice.POLLSET, 1),
+    POLLSET_BATCHED(BackendChoice.POLLSET, Config.DEFAULT_BATCH_THRESHOLD);
 
     private final Config config;
 

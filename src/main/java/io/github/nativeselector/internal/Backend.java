@@ -7,14 +7,21 @@ import java.io.IOException;
  * translation, key sets, locking) is shared by all backends.
  *
  * <p>Callers serialise {@link #apply} and {@link #close} (the change queue's lock), and
- * {@link #poll} and {@link #close} (the selector's lock); {@link #apply} may run on one
- * thread while another is blocked in {@link #poll}. {@link #wakeup} is called under the
- * selector's wakeup lock, never after {@link #close}.
+ * {@link #poll} and {@link #close} (the selector's lock); {@link #apply} runs on one thread
+ * while another is blocked in {@link #poll} only if {@link #appliesDuringPoll}. {@link #wakeup}
+ * is called under the selector's wakeup lock or the change queue's lock, never after
+ * {@link #close}.
  */
 interface Backend {
 
     /** The name users see in counters and diagnostics, e.g. {@code "epoll"}. */
     String name();
+
+    /**
+     * Whether {@link #apply} may run while another thread is in {@link #poll}. When not, a flush
+     * from another thread during a poll is handed to the polling thread ({@link ChangeQueue}).
+     */
+    boolean appliesDuringPoll();
 
     /** Set in {@link #poll}'s result when it made no system call. */
     int POLLED_WITHOUT_SYSCALL = 0x4000_0000;

@@ -5,12 +5,14 @@ import java.util.stream.Collectors;
 
 /** The values of {@code -Dnativeselector.backend}. */
 public enum BackendChoice {
-    /** The best native backend that starts here; the JDK's selector if none does. */
+    /** The native backend of this platform (epoll on Linux, pollset on AIX); the JDK's selector if it cannot start. */
     AUTO("auto"),
     /** Linux epoll; failing to start is an error. */
     EPOLL("epoll"),
     /** Linux io_uring; failing to start (blocked, too old a kernel) is an error that says why. */
     IO_URING("io_uring"),
+    /** AIX's pollset; on Linux, the AIX API implemented over poll(2), for testing the AIX backend. */
+    POLLSET("pollset"),
     /** The JDK's built-in selector. */
     JDK("jdk");
 

@@ -1,6 +1,7 @@
 package io.github.nativeselector.internal;
 
 import java.io.IOException;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -10,6 +11,11 @@ import java.util.List;
  * when it holds {@code threshold} keys (by the thread that queued the last one, so a selector
  * blocked in {@code select()} sees the change without a wakeup) and at the start of every
  * {@code select()}.
+ *
+ * <p>A backend that cannot apply changes while a poll is in progress (AIX's {@code pollset_ctl}
+ * waits for {@code pollset_poll}) gets them only from the selector thread while it polls: a
+ * flush at the threshold is then handed to that thread, which is woken to apply it and poll
+ * again, and the queue grows past the threshold until it does.
  *
  * <p>Locking: every method runs under this object's monitor, which also guards each key's
  * {@code queued} and {@code registeredEvents} and serialises every use of the backend's
@@ -27,15 +33,21 @@ final class ChangeQueue {
 
     private final Backend backend;
     private final Counters counters;
-    private final NativeSelectionKey[] pending;
+    private final int threshold;
+    private final boolean handOffDuringPoll;
     private final ChangeBatch batch;
+    private NativeSelectionKey[] pending;
     private int size;
+    private boolean polling;
+    private boolean handedOff;
     private boolean closed;
     private IOException deferredFailure;
 
     ChangeQueue(Backend backend, Counters counters, int threshold) {
         this.backend = backend;
         this.counters = counters;
+        this.threshold = threshold;
+        this.handOffDuringPoll = !backend.appliesDuringPoll();
         this.pending = new NativeSelectionKey[threshold];
         this.batch = new ChangeBatch(Math.max(threshold, MIN_BATCH_CAPACITY));
     }
@@ -49,16 +61,42 @@ final class ChangeQueue {
             return;
         }
         key.queued = true;
-        pending[size++] = key;
         if (size == pending.length) {
+            pending = Arrays.copyOf(pending, size * 2);
+        }
+        pending[size++] = key;
+        if (size >= threshold && !handedOff) {
             try {
-                flushPending(true);
+                if (polling) {
+                    handedOff = true;
+                    backend.wakeup();
+                } else {
+                    flushPending(true);
+                }
             } catch (IOException e) {
                 if (deferredFailure == null) {
                     deferredFailure = e;
                 }
             }
         }
+    }
+
+    /**
+     * Applies everything queued before the selector thread polls; from then until
+     * {@link #pollEnded}, a backend that cannot apply during a poll gets a flush at the threshold
+     * handed to the selector thread.
+     */
+    synchronized void flushBeforePoll() throws IOException {
+        flush();
+        polling = handOffDuringPoll;
+    }
+
+    /** After the poll: whether a flush was handed over during it, for the caller to make now. */
+    synchronized boolean pollEnded() {
+        polling = false;
+        boolean wasHandedOff = handedOff;
+        handedOff = false;
+        return wasHandedOff;
     }
 
     /** Applies everything queued; throws what a flush on another thread could not. */
@@ -93,7 +131,7 @@ final class ChangeQueue {
     synchronized void close() {
         if (!closed) {
             closed = true;
-            java.util.Arrays.fill(pending, 0, size, null);
+            Arrays.fill(pending, 0, size, null);
             size = 0;
             backend.close();
         }

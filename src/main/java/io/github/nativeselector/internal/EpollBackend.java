@@ -23,6 +23,11 @@ final class EpollBackend implements Backend {
     }
 
     @Override
+    public boolean appliesDuringPoll() {
+        return true;
+    }
+
+    @Override
     public int apply(long changes, int count, boolean sync) {
         return apply(handle, changes, count, sync);
     }

@@ -41,6 +41,7 @@ public final class NativeSelector extends AbstractSelector {
     static final int READY_CAPACITY = 1024;
 
     private final Backend backend;
+    private final boolean handsOffFlushes;
     private final Counters counters = new Counters();
     private final ChangeQueue changes;
     private final KeyTable table = new KeyTable();
@@ -56,6 +57,7 @@ public final class NativeSelector extends AbstractSelector {
     NativeSelector(SelectorProvider provider, Backend backend, int batchThreshold) {
         super(provider);
         this.backend = backend;
+        this.handsOffFlushes = !backend.appliesDuringPoll();
         this.changes = new ChangeQueue(backend, counters, batchThreshold);
     }
 
@@ -179,7 +181,6 @@ public final class NativeSelector extends AbstractSelector {
 
     private int doSelect(Consumer<SelectionKey> action, long timeout) throws IOException {
         processCancelledKeys();
-        changes.flush();
         boolean blocking = timeout != 0;
         int count;
         if (blocking) {
@@ -196,16 +197,23 @@ public final class NativeSelector extends AbstractSelector {
         return processReadyEvents(count, action);
     }
 
-    /** Waits, resuming after a signal with the time that is left. */
+    /**
+     * Flushes the queued changes and waits, resuming with the time that is left after a signal
+     * and after a wakeup nobody asked for (a flush handed over by {@link ChangeQueue}).
+     */
     private int poll(long timeout) throws IOException {
         int millis = (int) Math.min(timeout, Integer.MAX_VALUE);
         // A wait longer than a century is a wait forever; capping it keeps the arithmetic exact.
         long deadline = timeout > 0 ? System.nanoTime() + Math.min(timeout, Long.MAX_VALUE >> 22) * 1_000_000L : 0;
         for (;;) {
-            int result = backend.poll(ready.address(), ready.capacity(), millis);
+            changes.flushBeforePoll();
+            int result = pollBackend(millis);
             counters.polled((result & Backend.POLLED_WITHOUT_SYSCALL) != 0);
             if (result >= 0) {
-                return result & ~Backend.POLLED_WITHOUT_SYSCALL;
+                int count = result & ~Backend.POLLED_WITHOUT_SYSCALL;
+                if (!isUnrequestedWakeup(count)) {
+                    return count;
+                }
             }
             if (timeout > 0) {
                 long left = (deadline - System.nanoTime()) / 1_000_000L;
@@ -214,6 +222,33 @@ public final class NativeSelector extends AbstractSelector {
                 }
                 millis = (int) Math.min(left, Integer.MAX_VALUE);
             }
+        }
+    }
+
+    /** One wait of the backend; then the flush another thread handed over during it, if any. */
+    private int pollBackend(int millis) throws IOException {
+        if (!handsOffFlushes) {
+            return backend.poll(ready.address(), ready.capacity(), millis);
+        }
+        boolean handedOff;
+        int result;
+        try {
+            result = backend.poll(ready.address(), ready.capacity(), millis);
+        } finally {
+            handedOff = changes.pollEnded();
+        }
+        if (handedOff) {
+            changes.flush();
+        }
+        return result;
+    }
+
+    private boolean isUnrequestedWakeup(int count) {
+        if (count != 1 || ready.token(0) != ReadyArray.WAKEUP_TOKEN) {
+            return false;
+        }
+        synchronized (wakeupLock) {
+            return !wakeupPending;
         }
     }
 

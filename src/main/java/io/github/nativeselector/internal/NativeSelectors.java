@@ -18,20 +18,12 @@ public final class NativeSelectors {
     private NativeSelectors() {
     }
 
-    /**
-     * {@code auto} means epoll: io_uring costs less per registration change but more per select
-     * and per ready channel (bench/uring-mechanisms), and a server selects far more often than it
-     * registers, so io_uring is chosen by name only.
-     */
     public static AbstractSelector open(SelectorProvider provider, Config config) throws IOException {
         if (config.backend() == BackendChoice.JDK) {
             return BuiltInProvider.get().openSelector();
         }
         try {
-            Backend backend = config.backend() == BackendChoice.IO_URING
-                    ? UringBackend.open(NativeSelector.READY_CAPACITY)
-                    : EpollBackend.open(NativeSelector.READY_CAPACITY);
-            return new NativeSelector(provider, backend, config.batchThreshold());
+            return new NativeSelector(provider, openBackend(config.backend()), config.batchThreshold());
         } catch (IOException e) {
             if (config.backend() != BackendChoice.AUTO) {
                 throw e;
@@ -43,5 +35,22 @@ public final class NativeSelectors {
             }
             return fallback;
         }
+    }
+
+    /**
+     * {@code auto} means pollset on AIX and epoll on Linux: io_uring costs less per registration
+     * change but more per select and per ready channel (bench/uring-mechanisms), and a server
+     * selects far more often than it registers, so io_uring is chosen by name only.
+     */
+    private static Backend openBackend(BackendChoice choice) throws IOException {
+        int capacity = NativeSelector.READY_CAPACITY;
+        return switch (choice) {
+            case IO_URING -> UringBackend.open(capacity);
+            case POLLSET -> PollsetBackend.open(capacity);
+            case AUTO -> NativeLibrary.platform().startsWith("aix-")
+                    ? PollsetBackend.open(capacity)
+                    : EpollBackend.open(capacity);
+            default -> EpollBackend.open(capacity);
+        };
     }
 }

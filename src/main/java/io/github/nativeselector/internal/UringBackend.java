@@ -26,6 +26,11 @@ final class UringBackend implements Backend {
     }
 
     @Override
+    public boolean appliesDuringPoll() {
+        return true;
+    }
+
+    @Override
     public int apply(long changes, int count, boolean sync) throws IOException {
         return apply(handle, changes, count, sync);
     }
