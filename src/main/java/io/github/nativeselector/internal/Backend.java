@@ -49,6 +49,9 @@ interface Backend {
     /** Makes a {@link #poll} in progress, or the next one, return with the wakeup record. */
     void wakeup() throws IOException;
 
-    /** Releases the kernel object; every registration goes with it. */
+    /**
+     * Releases the kernel object; every registration goes with it. Called once: by the selector's
+     * close, or by a cleaner thread once the selector is unreachable and nothing else can use it.
+     */
     void close();
 }

@@ -1,6 +1,7 @@
 package io.github.nativeselector.internal;
 
 import java.io.IOException;
+import java.lang.ref.Cleaner;
 import java.util.Arrays;
 import java.util.List;
 
@@ -32,6 +33,7 @@ final class ChangeQueue {
     private static final int MIN_BATCH_CAPACITY = 64;
 
     private final Backend backend;
+    private final Cleaner.Cleanable closeBackend;
     private final Counters counters;
     private final int threshold;
     private final boolean handOffDuringPoll;
@@ -43,8 +45,13 @@ final class ChangeQueue {
     private boolean closed;
     private IOException deferredFailure;
 
-    ChangeQueue(Backend backend, Counters counters, int threshold) {
+    /**
+     * @param closeBackend closes the backend, once: on {@link #close}, or when the selector
+     *     became unreachable without being closed
+     */
+    ChangeQueue(Backend backend, Counters counters, int threshold, Cleaner.Cleanable closeBackend) {
         this.backend = backend;
+        this.closeBackend = closeBackend;
         this.counters = counters;
         this.threshold = threshold;
         this.handOffDuringPoll = !backend.appliesDuringPoll();
@@ -133,7 +140,7 @@ final class ChangeQueue {
             closed = true;
             Arrays.fill(pending, 0, size, null);
             size = 0;
-            backend.close();
+            closeBackend.clean();
         }
     }
 

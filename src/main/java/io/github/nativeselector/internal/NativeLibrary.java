@@ -2,18 +2,27 @@ package io.github.nativeselector.internal;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.URL;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.security.DigestInputStream;
+import java.security.DigestOutputStream;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 
 /**
  * Loads {@code libnativeselector}: from {@code java.library.path} if it is there, otherwise from
  * the jar ({@code META-INF/native/<os>-<arch>/}), copied into a new directory only the owner can
- * use, under a name nobody can predict, and deleted once loaded. A failure says why: no library
+ * use, under a name nobody can predict, checked against the jar's copy (SHA-256) just before it
+ * is loaded, and deleted once loaded. A failure says why: no library
  * for this platform, a temporary directory mounted noexec, a library built for another machine.
  */
 public final class NativeLibrary {
@@ -22,6 +31,7 @@ public final class NativeLibrary {
     public static final String TMPDIR_PROPERTY = "nativeselector.tmpdir";
 
     private static final String NAME = "nativeselector";
+    private static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rwx------");
 
     private static boolean loaded;
     private static IOException failure;
@@ -71,12 +81,16 @@ public final class NativeLibrary {
                     + " is missing); this build has: linux-x86_64");
         }
         Path directory = Files.createTempDirectory(extractionRoot(), "nativeselector-",
-                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+                PosixFilePermissions.asFileAttribute(OWNER_ONLY));
         Path file = directory.resolve(fileName);
         try {
+            byte[] expected;
             try (InputStream in = url.openStream()) {
-                Files.copy(in, file);
+                DigestInputStream digesting = new DigestInputStream(in, sha256());
+                Files.copy(digesting, file);
+                expected = digesting.getMessageDigest().digest();
             }
+            verify(file, expected);
             System.load(file.toString());
         } catch (UnsatisfiedLinkError e) {
             throw new IOException(explain(e, directory), e);
@@ -84,6 +98,34 @@ public final class NativeLibrary {
             // Once mapped, the library no longer needs its file.
             Files.deleteIfExists(file);
             Files.deleteIfExists(directory);
+        }
+    }
+
+    /**
+     * Checks that the extracted file is still what the jar holds, and still in a directory only
+     * its owner can change, so what gets loaded is the jar's library.
+     */
+    private static void verify(Path file, byte[] expected) throws IOException {
+        Path directory = file.getParent();
+        Set<PosixFilePermission> granted = Files.getPosixFilePermissions(directory, LinkOption.NOFOLLOW_LINKS);
+        if (!OWNER_ONLY.containsAll(granted)) {
+            throw new IOException("cannot load the native library: " + directory + " is no longer owner-only");
+        }
+        MessageDigest digest = sha256();
+        try (InputStream in = Files.newInputStream(file, LinkOption.NOFOLLOW_LINKS)) {
+            in.transferTo(new DigestOutputStream(OutputStream.nullOutputStream(), digest));
+        }
+        if (!MessageDigest.isEqual(expected, digest.digest())) {
+            throw new IOException("cannot load the native library: " + file
+                    + " changed between extraction and loading");
+        }
+    }
+
+    private static MessageDigest sha256() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JDK has SHA-256", e);
         }
     }
 

@@ -3,6 +3,7 @@ package io.github.nativeselector.internal;
 import io.github.nativeselector.SelectorStats;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.ref.Cleaner;
 import java.nio.channels.ClosedSelectorException;
 import java.nio.channels.IllegalSelectorException;
 import java.nio.channels.SelectableChannel;
@@ -40,6 +41,13 @@ public final class NativeSelector extends AbstractSelector {
     /** Ready records read per kernel wait; channels beyond it are reported by the next wait. */
     static final int READY_CAPACITY = 1024;
 
+    /** Closes the backend of a selector that became unreachable without being closed. */
+    private static final Cleaner CLEANER = Cleaner.create(task -> {
+        Thread thread = new Thread(task, "nativeselector-cleaner");
+        thread.setDaemon(true);
+        return thread;
+    });
+
     private final Backend backend;
     private final boolean handsOffFlushes;
     private final Counters counters = new Counters();
@@ -58,7 +66,7 @@ public final class NativeSelector extends AbstractSelector {
         super(provider);
         this.backend = backend;
         this.handsOffFlushes = !backend.appliesDuringPoll();
-        this.changes = new ChangeQueue(backend, counters, batchThreshold);
+        this.changes = new ChangeQueue(backend, counters, batchThreshold, CLEANER.register(this, backend::close));
     }
 
     /** A snapshot of this selector's counters. */

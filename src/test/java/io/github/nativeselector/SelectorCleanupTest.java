@@ -1,0 +1,103 @@
+package io.github.nativeselector;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.Pipe;
+import java.nio.channels.Selector;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * What a selector leaves behind: nothing after {@code close()}, however often it is called, and
+ * nothing once it becomes unreachable without {@code close()}, with its kernel resources released
+ * exactly once.
+ */
+@Timeout(60)
+class SelectorCleanupTest {
+
+    private static final int SELECTORS = 20;
+
+    @ParameterizedTest
+    @MethodSource("io.github.nativeselector.TestSelectors#natives")
+    void closingTwiceIsHarmlessAndReleasesEverything(TestSelectors kind) throws Exception {
+        Map<Integer, String> before = snapshotAfterFirstUse(kind);
+        Selector selector = kind.open();
+        assertTrue(CloseReuseFds.snapshot().size() > before.size(), "a native selector holds descriptors");
+        selector.close();
+        selector.close();
+        assertEquals(Map.of(), CloseReuseFds.opened(before, CloseReuseFds.snapshot()));
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.github.nativeselector.TestSelectors#natives")
+    void anUnreachableSelectorReleasesItsDescriptors(TestSelectors kind) throws Exception {
+        Map<Integer, String> before = snapshotAfterFirstUse(kind);
+        openAndDrop(kind);
+        assertTrue(CloseReuseFds.snapshot().size() >= before.size() + SELECTORS);
+        awaitReleased(before);
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.github.nativeselector.TestSelectors#natives")
+    void aClosedSelectorIsNotReleasedAgainWhenCollected(TestSelectors kind) throws Exception {
+        Map<Integer, String> before = snapshotAfterFirstUse(kind);
+        List<Pipe> pipes = new ArrayList<>();
+        closeAndDrop(kind);
+        // These pipes take the numbers the selectors released; a second release would close them.
+        for (int i = 0; i < SELECTORS; i++) {
+            pipes.add(Pipe.open());
+        }
+        for (int i = 0; i < 5; i++) {
+            System.gc();
+            Thread.sleep(50);
+        }
+        for (Pipe pipe : pipes) {
+            assertEquals(1, pipe.sink().write(ByteBuffer.wrap(new byte[] {7})));
+            ByteBuffer in = ByteBuffer.allocate(1);
+            assertEquals(1, pipe.source().read(in));
+            pipe.sink().close();
+            pipe.source().close();
+        }
+        assertEquals(Map.of(), CloseReuseFds.opened(before, CloseReuseFds.snapshot()));
+    }
+
+    /** Descriptors open once the library and the JDK's lazily opened files are in place. */
+    private static Map<Integer, String> snapshotAfterFirstUse(TestSelectors kind) throws IOException {
+        kind.open().close();
+        return CloseReuseFds.snapshot();
+    }
+
+    private static void openAndDrop(TestSelectors kind) throws IOException {
+        for (int i = 0; i < SELECTORS; i++) {
+            kind.open().selectNow();
+        }
+    }
+
+    private static void closeAndDrop(TestSelectors kind) throws IOException {
+        for (int i = 0; i < SELECTORS; i++) {
+            Selector selector = kind.open();
+            selector.selectNow();
+            selector.close();
+        }
+    }
+
+    private static void awaitReleased(Map<Integer, String> before) throws Exception {
+        Map<Integer, String> left = Map.of();
+        for (int attempt = 0; attempt < 200; attempt++) {
+            System.gc();
+            Thread.sleep(25);
+            left = CloseReuseFds.opened(before, CloseReuseFds.snapshot());
+            if (left.isEmpty()) {
+                return;
+            }
+        }
+        assertEquals(Map.of(), left, "descriptors of unreachable selectors still open");
+    }
+}
