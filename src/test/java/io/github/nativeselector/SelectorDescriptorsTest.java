@@ -1,12 +1,15 @@
 package io.github.nativeselector;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.Pipe;
 import java.nio.channels.Selector;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -15,14 +18,39 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * What a selector leaves behind: nothing after {@code close()}, however often it is called, and
- * nothing once it becomes unreachable without {@code close()}, with its kernel resources released
- * exactly once.
+ * The descriptors a native selector opens: close-on-exec, so a child process never inherits
+ * them; all released by {@code close()}, however often it is called; and released exactly once
+ * when the selector becomes unreachable without {@code close()}.
  */
 @Timeout(60)
-class SelectorCleanupTest {
+class SelectorDescriptorsTest {
 
     private static final int SELECTORS = 20;
+
+    /** O_CLOEXEC in the octal {@code flags:} line of {@code /proc/self/fdinfo/N}. */
+    private static final int O_CLOEXEC = 02000000;
+
+    @ParameterizedTest
+    @MethodSource("io.github.nativeselector.TestSelectors#natives")
+    void everyDescriptorIsCloseOnExec(TestSelectors kind) throws Exception {
+        Map<Integer, String> before = snapshotAfterFirstUse(kind);
+        try (Selector selector = kind.open()) {
+            Map<Integer, String> opened = CloseReuseFds.opened(before, CloseReuseFds.snapshot());
+            assertFalse(opened.isEmpty());
+            for (int fd : opened.keySet()) {
+                assertTrue((openFlags(fd) & O_CLOEXEC) != 0, () -> "fd " + fd + " (" + opened.get(fd) + ") is inherited by exec");
+            }
+        }
+    }
+
+    private static int openFlags(int fd) throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc/self/fdinfo/" + fd))) {
+            if (line.startsWith("flags:")) {
+                return Integer.parseInt(line.substring("flags:".length()).trim(), 8);
+            }
+        }
+        throw new IOException("no flags line in /proc/self/fdinfo/" + fd);
+    }
 
     @ParameterizedTest
     @MethodSource("io.github.nativeselector.TestSelectors#natives")
