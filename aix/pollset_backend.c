@@ -201,6 +201,7 @@ static int open_wakeup_pipe(struct ns_pollset *b)
     if (err == 0)
         err = make_nonblocking_cloexec(fds[1]);
     if (err != 0) {
+        /* The pipe is abandoned: a close error would leave nothing to undo. */
         close(fds[0]);
         close(fds[1]);
         return err;
@@ -234,6 +235,7 @@ int ns_pollset_open(int capacity, struct ns_pollset **out)
     }
     int err = open_wakeup_pipe(b);
     if (err != 0) {
+        /* Its error is not the one to report: the pipe's is. */
         pollset_destroy(b->ps);
         release(b);
         return -err;

@@ -4,6 +4,10 @@
  * A set is an array of members plus an fd-indexed table of their positions. Each set has a
  * lock; pollset_poll holds it only to copy the members out and to write the results back, and
  * counts itself in `pollers` in between, which is what makes pollset_ctl wait for it.
+ *
+ * Locking and unlocking these default mutexes, and waiting on the condition variable, cannot
+ * fail as they are used (never recursive, never destroyed while held), so those results are
+ * not checked; initialisation can, and is.
  */
 #include <sys/pollset.h>
 
@@ -103,8 +107,19 @@ pollset_t pollset_create(int maxfd)
         return -1;
     }
     set->maxfd = maxfd;
-    pthread_mutex_init(&set->lock, NULL);
-    pthread_cond_init(&set->polls_done, NULL);
+    int err = pthread_mutex_init(&set->lock, NULL);
+    if (err != 0) {
+        free(set);
+        errno = err;
+        return -1;
+    }
+    err = pthread_cond_init(&set->polls_done, NULL);
+    if (err != 0) {
+        pthread_mutex_destroy(&set->lock);
+        free(set);
+        errno = err;
+        return -1;
+    }
     int id = register_set(set);
     if (id < 0) {
         pthread_cond_destroy(&set->polls_done);
