@@ -362,18 +362,26 @@ static int rearm(struct ns_uring *r, int *calls)
 {
     int err = 0;
     uint32_t kept = 0;
+    /* Polls whose completions were dropped unreported go first: with more ready fds than a
+       poll takes, the ones left out last time complete (and are reported) first. */
+    for (int dropped = 1; dropped >= 0; dropped--) {
+        for (uint32_t i = 0; i < r->rearm_count; i++) {
+            uint32_t slot = r->rearm[i];
+            struct registration *g = &r->regs[slot];
+            if (!g->queued || (g->reported == 0) != dropped)
+                continue;
+            if (err < 0 || g->reported == r->poll_calls)
+                continue;
+            g->queued = 0;
+            if (g->active && !g->armed) {
+                g->armed = 1;
+                err = arm(r, g->fd, g->events, g->token, calls);
+            }
+        }
+    }
     for (uint32_t i = 0; i < r->rearm_count; i++) {
-        uint32_t slot = r->rearm[i];
-        struct registration *g = &r->regs[slot];
-        if (err < 0 || g->reported == r->poll_calls) {
-            r->rearm[kept++] = slot;
-            continue;
-        }
-        g->queued = 0;
-        if (g->active && !g->armed) {
-            g->armed = 1;
-            err = arm(r, g->fd, g->events, g->token, calls);
-        }
+        if (r->regs[r->rearm[i]].queued)
+            r->rearm[kept++] = r->rearm[i];
     }
     r->rearm_count = kept;
     if (err == 0 && !r->wakeup_armed) {
@@ -411,8 +419,29 @@ static int take_aside(struct ns_uring *r, struct ns_ready *ready, int capacity)
 }
 
 /*
- * Under the lock: what is ready already; then arms again what completed before, including polls
- * just taken that were cancelled with the thread that armed them.
+ * Under the lock: drops the records of fds that will be polled again, keeping wakeups and fds
+ * the kernel refused (reported once). The dropped fds are armed again by this call.
+ */
+static int keep_final(struct ns_uring *r, struct ns_ready *ready, int count)
+{
+    int kept = 0;
+    for (int i = 0; i < count; i++) {
+        uint32_t slot = (uint32_t)ready[i].token;
+        if (ready[i].token != NS_WAKEUP_TOKEN && slot < r->slots && r->regs[slot].queued) {
+            r->regs[slot].reported = 0;
+            continue;
+        }
+        ready[kept++] = ready[i];
+    }
+    return kept;
+}
+
+/*
+ * Under the lock: what completed before this call, then arms again what completed before. A
+ * completion tells what its fd was ready for when it completed, which may have changed since
+ * (the data read, more events, another interest set), while a select reports what is ready
+ * when it runs. So the poll of such an fd is armed again now, and what it completes with during
+ * this call is reported instead: a poll armed on a ready fd completes at once.
  */
 static int collect(struct ns_uring *r, struct ns_ready *ready, int capacity, int *calls)
 {
@@ -420,8 +449,9 @@ static int collect(struct ns_uring *r, struct ns_ready *ready, int capacity, int
     int taken = take_completions(r, ready + n, capacity - n);
     if (taken < 0)
         return taken;
+    n = keep_final(r, ready, n + taken);
     int err = rearm(r, calls);
-    return err < 0 ? err : n + taken;
+    return err < 0 ? err : n;
 }
 
 int ns_uring_poll(struct ns_uring *r, struct ns_ready *ready, int capacity, int timeout_ms)
@@ -429,7 +459,9 @@ int ns_uring_poll(struct ns_uring *r, struct ns_ready *ready, int capacity, int 
     int calls = 0;
     int64_t deadline = timeout_ms > 0 ? now_ms() + timeout_ms : 0;
     pthread_mutex_lock(&r->lock);
-    r->poll_calls++;
+    /* 0 is kept for "never reported" (keep_final). */
+    if (++r->poll_calls == 0)
+        r->poll_calls = 1;
     int n = collect(r, ready, capacity, &calls);
     unsigned to_submit = unsubmitted(r);
     int overflow = __atomic_load_n(r->sq_flags, __ATOMIC_ACQUIRE) & IORING_SQ_CQ_OVERFLOW;

@@ -23,9 +23,14 @@
  *                    which submits them and waits in one io_uring_enter. Returns the number of
  *                    io_uring_enter calls made.
  *   ns_uring_poll    re-arms the polls that completed last time, then harvests completions into
- *                    ns_ready records. Completions already in the ring (or set aside by an apply
- *                    on another thread) are returned without any system call. Returns the count,
- *                    with NS_URING_NO_SYSCALL set when no system call was made, or -EINTR.
+ *                    ns_ready records. A completion that was already in the ring (or set aside
+ *                    by an apply on another thread) when the poll began says what its fd was
+ *                    ready for then, not now: it is not reported, its poll is armed again at
+ *                    once, and what that poll completes with in this call is reported (a poll
+ *                    armed on a ready fd completes immediately). So a select reports readiness
+ *                    as it is when the select runs, as epoll does. Returns the count, with
+ *                    NS_URING_NO_SYSCALL set when no system call was made (nothing to submit,
+ *                    nothing to wait for), or -EINTR.
  *   ns_uring_wakeup  adds 1 to an eventfd watched by its own one-shot poll (NS_WAKEUP_TOKEN).
  *   ns_uring_close   unmaps the rings and closes the ring fd and the eventfd: every pending poll
  *                    is cancelled by the kernel with the ring.

@@ -341,63 +341,65 @@ static void test_unknown_op_is_einval(void)
     ns_uring_close(r);
 }
 
-/* ---- NS_URING_NO_SYSCALL ---- */
+/* ---- completions that waited in the ring ---- */
 
 /*
- * "Completions already in the ring are returned without any system call": completions that
- * arrived while nothing was waiting (here: the polls were armed by this thread, so the peer's
- * write on this thread posts them on its way back to user space) come with the flag, and a poll
- * that had to enter the kernel comes without it.
+ * A completion tells what its fd was ready for when it completed; a poll reports what the fd is
+ * ready for now. Here the completions are posted while nothing waits (the polls were armed by
+ * this thread, so the peer's write posts them on its way back to user space), then the data is
+ * read before the poll: nothing is reported, and the polls are armed again.
  */
-static void test_no_syscall_flag_for_completions_in_ring(void)
+static void test_completion_for_readiness_gone_is_not_reported(void)
 {
     struct ns_uring *r = open_ring(8);
-    int s1[2], s2[2], no_syscall = -1;
-    make_pair(s1);
-    make_pair(s2);
-    apply_sync(r, NS_OP_ADD, s1[0], NS_IN, TOKEN_A);
-    apply_sync(r, NS_OP_ADD, s2[0], NS_IN, TOKEN_C);
+    int sv[2];
+    make_pair(sv);
+    apply_sync(r, NS_OP_ADD, sv[0], NS_IN, TOKEN_A);
+    struct ns_ready ready[4];
+    CHECK(poll_ring(r, ready, 4, 0, NULL) == 0);
+    put_byte(sv[1]);
+    sleep_ms(10);
+    CHECK(drain_socket(sv[0]) == 1);
+    CHECK(poll_ring(r, ready, 4, 0, NULL) == 0);
+    expect_none(r);
+    put_byte(sv[1]);
+    expect_one(r, TOKEN_A, NS_IN);
+    close_pair(sv);
+    ns_uring_close(r);
+}
+
+/* A completion for part of the interest, then the rest becomes ready: the poll reports both. */
+static void test_completion_reports_what_is_ready_now(void)
+{
+    struct ns_uring *r = open_ring(8);
+    int sv[2];
+    make_pair(sv);
+    /* Writable at once: the poll completes with POLLOUT alone, before the data comes. */
+    apply_sync(r, NS_OP_ADD, sv[0], NS_IN | NS_OUT, TOKEN_A);
+    sleep_ms(10);
+    put_byte(sv[1]);
+    struct ns_ready ready[4];
+    int n = poll_ring(r, ready, 4, READY_WAIT_MS, NULL);
+    CHECK(n == 1);
+    CHECK(n == 1 && ready[0].token == TOKEN_A && ready[0].events == (NS_IN | NS_OUT));
+    close_pair(sv);
+    ns_uring_close(r);
+}
+
+/* Nothing to submit and nothing in the ring: a poll that does not wait makes no system call. */
+static void test_idle_poll_without_wait_needs_no_call(void)
+{
+    struct ns_uring *r = open_ring(8);
+    int sv[2], no_syscall = -1;
+    make_pair(sv);
+    apply_sync(r, NS_OP_ADD, sv[0], NS_IN, TOKEN_A);
     struct ns_ready ready[4];
     /* The first poll arms the wakeup poll: a system call, so no flag. */
     CHECK(poll_ring(r, ready, 4, 0, &no_syscall) == 0);
     CHECK(no_syscall == 0);
-    put_byte(s1[1]);
-    put_byte(s2[1]);
-    sleep_ms(10);
-    /* Both completions are in the ring: the first capacity-1 poll takes one without a call. */
-    int n = poll_ring(r, ready, 1, READY_WAIT_MS, &no_syscall);
-    CHECK(n == 1);
-    CHECK(no_syscall == 1);
-    uint64_t first = n == 1 ? ready[0].token : 0;
-    CHECK(first == TOKEN_A || first == TOKEN_C);
-    /* The second returns the other one, still in the ring. It also re-arms the first one's poll,
-       which takes an io_uring_enter: the flag then says, truthfully, that a call was made. */
-    n = poll_ring(r, ready, 1, READY_WAIT_MS, &no_syscall);
-    CHECK(n == 1);
-    CHECK(n == 1 && ready[0].token == (first == TOKEN_A ? TOKEN_C : TOKEN_A));
-    CHECK(n == 1 && ready[0].events == NS_IN);
-    CHECK(drain_socket(s1[0]) == 1);
-    CHECK(drain_socket(s2[0]) == 1);
-    /* The first one's re-armed poll completed at once, before the drain: that completion may
-       still come out (once); then both are re-armed, and nothing is ready. */
-    int polls = 0;
-    while (polls < 3 && poll_ring(r, ready, 4, QUIET_WAIT_MS, &no_syscall) != 0)
-        polls++;
-    CHECK(polls <= 1);
-    CHECK(no_syscall == 0); /* it waited */
-    /* Nothing to submit and nothing in the ring: a selectNow needs no call. */
     CHECK(poll_ring(r, ready, 4, 0, &no_syscall) == 0);
     CHECK(no_syscall == 1);
-    /* Both again, capacity for both: one poll, no call. */
-    put_byte(s1[1]);
-    put_byte(s2[1]);
-    sleep_ms(10);
-    n = poll_ring(r, ready, 4, READY_WAIT_MS, &no_syscall);
-    CHECK(n == 2);
-    CHECK(no_syscall == 1);
-    CHECK(find_token(ready, n, TOKEN_A) != NULL && find_token(ready, n, TOKEN_C) != NULL);
-    close_pair(s1);
-    close_pair(s2);
+    close_pair(sv);
     ns_uring_close(r);
 }
 
@@ -415,22 +417,27 @@ static void *apply_on_thread(void *arg)
     return NULL;
 }
 
-/* "(or set aside by an apply on another thread)": a sync apply takes completions off the ring. */
-static void test_no_syscall_flag_for_completions_set_aside(void)
+/*
+ * "(or set aside by an apply on another thread)": a sync apply takes completions off the ring;
+ * they are checked again like completions in the ring.
+ */
+static void test_completions_set_aside_are_checked_again(void)
 {
     struct ns_uring *r = open_ring(8);
-    int sv[2], other[2], no_syscall = -1;
+    int sv[2], other[2];
     make_pair(sv);
     make_pair(other);
     apply_sync(r, NS_OP_ADD, sv[0], NS_IN, TOKEN_A);
+    apply_sync(r, NS_OP_ADD, other[0], NS_IN, TOKEN_C);
     struct ns_ready ready[4];
     CHECK(poll_ring(r, ready, 4, 0, NULL) == 0);
     put_byte(sv[1]);
+    put_byte(other[1]);
     sleep_ms(10);
     /* A sync DEL of a token that is not registered: nothing to submit, completions set aside. */
     struct apply_args a = {
         .r = r,
-        .change = { .token = TOKEN_D, .fd = other[0], .op = NS_OP_DEL, .error = -1 },
+        .change = { .token = TOKEN_D, .fd = closed_fd(), .op = NS_OP_DEL, .error = -1 },
         .sync = 1,
         .result = -1,
     };
@@ -439,10 +446,8 @@ static void test_no_syscall_flag_for_completions_set_aside(void)
     CHECK(pthread_join(t, NULL) == 0);
     CHECK(a.result == 0);
     CHECK(a.change.error == 0);
-    int n = poll_ring(r, ready, 4, READY_WAIT_MS, &no_syscall);
-    CHECK(n == 1);
-    CHECK(n == 1 && ready[0].token == TOKEN_A && ready[0].events == NS_IN);
-    CHECK(no_syscall == 1);
+    CHECK(drain_socket(other[0]) == 1);
+    expect_one(r, TOKEN_A, NS_IN);
     close_pair(sv);
     close_pair(other);
     ns_uring_close(r);
@@ -830,8 +835,10 @@ static const struct test tests[] = {
     T(test_del_stops_reports),
     T(test_del_unknown_or_absent_is_error_0),
     T(test_unknown_op_is_einval),
-    T(test_no_syscall_flag_for_completions_in_ring),
-    T(test_no_syscall_flag_for_completions_set_aside),
+    T(test_completion_for_readiness_gone_is_not_reported),
+    T(test_completion_reports_what_is_ready_now),
+    T(test_idle_poll_without_wait_needs_no_call),
+    T(test_completions_set_aside_are_checked_again),
     T(test_nonsync_add_then_poll),
     T(test_sync_apply_makes_calls),
     T(test_close_after_sync_del_sends_eof),

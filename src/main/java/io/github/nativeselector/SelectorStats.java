@@ -12,8 +12,8 @@ import java.util.Optional;
  * @param changesApplied registration changes applied (adds, modifications and removals)
  * @param kernelCallsForChanges system calls those changes took
  * @param polls backend polls (each {@code select} makes at least one)
- * @param pollsWithoutSyscall polls answered from completions already in user space (io_uring's
- *     completion ring), with no system call
+ * @param pollsWithoutSyscall polls that needed no system call (io_uring, when there was nothing
+ *     to submit and nothing to wait for)
  * @param readyEvents ready channels the kernel reported
  * @param wakeups {@link Selector#wakeup()} calls that had to signal the kernel; repeated
  *     wakeups before the next select count once
