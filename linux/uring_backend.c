@@ -16,8 +16,11 @@
 #define CQ_ENTRIES 4096
 #define INITIAL_SLOTS 64
 
-/* user_data of poll removals and updates: their own completions carry nothing to report. */
-#define CONTROL_TOKEN (UINT64_MAX - 1)
+/*
+ * user_data of a poll removal or update: this bit, which no key's token has (ns_batch.h), and
+ * the slot of the poll it is about.
+ */
+#define CONTROL_BIT (UINT64_C(1) << 63)
 
 #define REPORTED_EVENTS (NS_IN | NS_OUT | NS_ERR | NS_HUP | NS_NVAL)
 
@@ -29,6 +32,7 @@ struct registration {
     uint8_t armed;    /* a poll with this token is in the kernel */
     uint8_t removing; /* ... and its removal has been asked for */
     uint8_t queued;   /* in the re-arm list */
+    uint8_t refused;  /* its removal or update was refused (EALREADY): to be asked again */
     uint32_t reported; /* the poll call that last reported this fd */
 };
 
@@ -52,6 +56,7 @@ struct ns_uring {
     uint32_t *rearm;           /* slots whose poll completed */
     uint32_t slots, rearm_count;
     uint32_t removals_pending; /* removed polls whose completion has not been seen */
+    uint32_t refusals;         /* registrations marked refused */
     uint32_t poll_calls;       /* numbers the poll calls, for registration.reported */
 
     struct ns_ready *aside;    /* completions taken off the ring by apply, for the next poll */
@@ -134,7 +139,7 @@ static int remove_or_update(struct ns_uring *r, uint64_t token, uint32_t update_
     sqe->addr = token;
     sqe->len = update_flags;
     sqe->poll32_events = poll_events(events);
-    sqe->user_data = CONTROL_TOKEN;
+    sqe->user_data = CONTROL_BIT | (uint32_t)token;
     return 0;
 }
 
@@ -147,12 +152,50 @@ static void drain_wakeup(struct ns_uring *r)
         return;
 }
 
+/*
+ * Under the lock: the answer to a removal or update. EALREADY means the poll was being woken on
+ * the thread that armed it; that thread's task work then either completes the poll or, if the
+ * fd is no longer ready, arms it again, and the request is lost: it is asked again.
+ */
+static void control_completed(struct ns_uring *r, uint32_t slot, int res)
+{
+    if (res != -EALREADY || slot >= r->slots)
+        return;
+    struct registration *g = &r->regs[slot];
+    if (g->armed && !g->refused) {
+        g->refused = 1;
+        r->refusals++;
+    }
+}
+
+/* Under the lock: asks again for the removals and updates refused so far. */
+static int ask_again(struct ns_uring *r, int *calls)
+{
+    for (uint32_t slot = 0; slot < r->slots && r->refusals > 0; slot++) {
+        struct registration *g = &r->regs[slot];
+        if (!g->refused)
+            continue;
+        g->refused = 0;
+        r->refusals--;
+        if (!g->armed)
+            continue;
+        int err = g->removing || !g->active
+                      ? remove_or_update(r, g->token, 0, 0, calls)
+                      : remove_or_update(r, g->token, IORING_POLL_UPDATE_EVENTS, g->events, calls);
+        if (err < 0)
+            return err;
+    }
+    return 0;
+}
+
 /* Under the lock: what one completion means; 1 when it is a record to report. */
 static int complete(struct ns_uring *r, const struct io_uring_cqe *cqe, struct ns_ready *record)
 {
     uint64_t token = cqe->user_data;
-    if (token == CONTROL_TOKEN)
+    if (token != NS_WAKEUP_TOKEN && (token & CONTROL_BIT)) {
+        control_completed(r, (uint32_t)token, cqe->res);
         return 0;
+    }
     if (token == NS_WAKEUP_TOKEN) {
         r->wakeup_armed = 0;
         record->token = NS_WAKEUP_TOKEN;
@@ -165,8 +208,11 @@ static int complete(struct ns_uring *r, const struct io_uring_cqe *cqe, struct n
     if (slot >= r->slots)
         return 0;
     struct registration *g = &r->regs[slot];
-    if (g->token != token || !g->armed)
+    /* A slot has one poll at a time: this is it, armed for this key or for the slot's previous
+       key (then its end lets the new key's poll be armed). */
+    if (!g->armed)
         return 0;
+    int current = g->token == token;
     g->armed = 0;
     if (g->removing) {
         g->removing = 0;
@@ -175,12 +221,12 @@ static int complete(struct ns_uring *r, const struct io_uring_cqe *cqe, struct n
     if (!g->active)
         return 0;
     /* An fd the kernel refused (say EBADF) is reported once and not polled again. */
-    int rearm = cqe->res >= 0 || cqe->res == -ECANCELED;
+    int rearm = !current || cqe->res >= 0 || cqe->res == -ECANCELED;
     if (rearm && !g->queued) {
         g->queued = 1;
         r->rearm[r->rearm_count++] = slot;
     }
-    if (cqe->res == -ECANCELED)
+    if (!current || cqe->res == -ECANCELED)
         return 0;
     record->token = token;
     record->events = cqe->res >= 0 ? ((uint32_t)cqe->res & REPORTED_EVENTS)
@@ -288,6 +334,18 @@ static int submit_and_await_removals(struct ns_uring *r, int *calls)
         int64_t left = deadline - now_ms();
         if (r->removals_pending == 0 || left <= 0)
             return 0;
+        if (r->refusals > 0) {
+            /* Give the thread that armed the refused polls a moment to run its task work. */
+            struct __kernel_timespec pause = { .tv_sec = 0, .tv_nsec = 1000000L };
+            n = enter(r, 0, 1, IORING_ENTER_GETEVENTS, &pause);
+            (*calls)++;
+            if (n < 0 && n != -EINTR && n != -ETIME)
+                return n;
+            if ((n = take_completions(r, NULL, 0)) < 0 || (n = ask_again(r, calls)) < 0)
+                return n;
+            publish(r);
+            continue;
+        }
         struct __kernel_timespec ts = { .tv_sec = 0, .tv_nsec = left * 1000000L };
         n = enter(r, unsubmitted(r), 1, IORING_ENTER_GETEVENTS, &ts);
         (*calls)++;
@@ -306,6 +364,8 @@ static int apply_one(struct ns_uring *r, const struct ns_change *c, int *calls)
     switch (c->op) {
     case NS_OP_ADD:
     case NS_OP_MOD:
+        if (c->token & CONTROL_BIT)
+            return -EINVAL;
         if (g->active && g->token != c->token)
             return -EEXIST;
         g->token = c->token;
@@ -360,7 +420,7 @@ int ns_uring_apply(struct ns_uring *r, struct ns_change *changes, int count, int
  */
 static int rearm(struct ns_uring *r, int *calls)
 {
-    int err = 0;
+    int err = ask_again(r, calls);
     uint32_t kept = 0;
     /* Polls whose completions were dropped unreported go first: with more ready fds than a
        poll takes, the ones left out last time complete (and are reported) first. */

@@ -15,7 +15,10 @@
  *                    mean io_uring is unavailable here (seccomp, kernel.io_uring_disabled, an old
  *                    kernel); -ENOMEM means the ring could not be allocated (RLIMIT_MEMLOCK).
  *   ns_uring_apply   ADD arms a poll, MOD updates the events of an armed poll (or of the next
- *                    re-arm), DEL removes the poll. With `sync`, the changes are submitted before
+ *                    re-arm), DEL removes the poll. A removal or update the kernel refuses with
+ *                    EALREADY (the poll was being woken on the thread that armed it) is asked
+ *                    again. Tokens with bit 63 set are refused (EINVAL): that bit marks the
+ *                    backend's own removals and updates. With `sync`, the changes are submitted before
  *                    returning, and for every DEL the cancelled poll's completion is awaited
  *                    (for up to 50 ms): a pending poll holds a reference to the file, so a
  *                    socket closed while it is armed would send no FIN until it completes. Without `sync`, the entries

@@ -30,7 +30,8 @@ enum ns_change_op {
 
 /* One registration change; 24 bytes. */
 struct ns_change {
-    uint64_t token;  /* slot | generation << 32: comes back in ns_ready.token */
+    uint64_t token;  /* slot | generation << 32, bit 63 clear (free for a backend's own
+                        requests): comes back in ns_ready.token */
     int32_t fd;
     uint32_t events; /* NS_IN | NS_OUT, for ADD and MOD */
     int32_t op;      /* enum ns_change_op */

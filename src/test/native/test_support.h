@@ -29,7 +29,7 @@ static int check_failures;
 /* TOKEN_A and TOKEN_B share slot 3 (the low 32 bits) with different generations. */
 #define TOKEN_A UINT64_C(0x0000000700000003)
 #define TOKEN_B UINT64_C(0x0000000900000003)
-#define TOKEN_C UINT64_C(0x8000000100000005)
+#define TOKEN_C UINT64_C(0x7fffffff00000005)
 
 static inline long now_ms(void)
 {

@@ -34,7 +34,8 @@ final class KeyTable {
             slot = used++;
         }
         key.slot = slot;
-        key.generation = ++generations[slot];
+        // 31 bits: a token's bit 63 stays clear for a backend's own requests (ns_batch.h).
+        key.generation = ++generations[slot] & Integer.MAX_VALUE;
         ENTRY.setRelease(keys, slot, key);
     }
 
