@@ -55,7 +55,18 @@ final class InstallChild {
 
     static Result run(String classPath, List<String> jvmArgs, Class<?> mainClass, String... args)
             throws Exception {
-        List<String> command = new ArrayList<>();
+        return run(List.of(), classPath, jvmArgs, mainClass, args);
+    }
+
+    /** Runs {@code mainClass} with the test class path, the java command prefixed with {@code launcher}. */
+    static Result runThrough(List<String> launcher, List<String> jvmArgs, Class<?> mainClass, String... args)
+            throws Exception {
+        return run(launcher, testClassPath(), jvmArgs, mainClass, args);
+    }
+
+    private static Result run(List<String> launcher, String classPath, List<String> jvmArgs, Class<?> mainClass,
+            String... args) throws Exception {
+        List<String> command = new ArrayList<>(launcher);
         command.add(javaBinary());
         command.add("--enable-native-access=ALL-UNNAMED");
         command.addAll(jvmArgs);

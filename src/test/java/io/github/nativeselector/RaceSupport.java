@@ -4,6 +4,12 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.lang.management.LockInfo;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MonitorInfo;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
+import java.util.Arrays;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
@@ -46,10 +52,7 @@ final class RaceSupport {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(BOUND_SECONDS);
         for (;;) {
             StackTraceElement[] stack = thread.getStackTrace();
-            if (stack.length > 0 && stack[0].isNativeMethod()
-                    && (stack[0].getClassName().toLowerCase(Locale.ROOT).contains("poll")
-                            || stack[0].getClassName().endsWith("Backend"))
-                    && (stack[0].getMethodName().equals("wait") || stack[0].getMethodName().equals("poll"))) {
+            if (isKernelWaitOfASelect(stack)) {
                 return;
             }
             if (!thread.isAlive() || System.nanoTime() > deadline) {
@@ -58,6 +61,18 @@ final class RaceSupport {
             }
             LockSupport.parkNanos(20_000);
         }
+    }
+
+    /** Whether the thread is inside the kernel wait of a select now. */
+    static boolean isBlockedInSelect(Thread thread) {
+        return isKernelWaitOfASelect(thread.getStackTrace());
+    }
+
+    private static boolean isKernelWaitOfASelect(StackTraceElement[] stack) {
+        return stack.length > 0 && stack[0].isNativeMethod()
+                && (stack[0].getClassName().toLowerCase(Locale.ROOT).contains("poll")
+                        || stack[0].getClassName().endsWith("Backend"))
+                && (stack[0].getMethodName().equals("wait") || stack[0].getMethodName().equals("poll"));
     }
 
     static void acquire(Semaphore semaphore, Thread thread, AtomicReference<Throwable> failure, String what)
@@ -111,6 +126,34 @@ final class RaceSupport {
         StringBuilder text = new StringBuilder();
         for (StackTraceElement element : stack) {
             text.append("\tat ").append(element).append('\n');
+        }
+        return text.toString();
+    }
+
+    /** Every thread's full stack, with the locks each holds and waits for, and any deadlock the JVM finds. */
+    static String allThreads() {
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        StringBuilder text = new StringBuilder();
+        long[] deadlocked = threads.findDeadlockedThreads();
+        if (deadlocked != null) {
+            text.append("deadlocked thread ids: ").append(Arrays.toString(deadlocked)).append('\n');
+        }
+        for (ThreadInfo info : threads.dumpAllThreads(true, true)) {
+            text.append('"').append(info.getThreadName()).append("\" ").append(info.getThreadState());
+            if (info.getLockName() != null) {
+                text.append(" on ").append(info.getLockName());
+            }
+            if (info.getLockOwnerName() != null) {
+                text.append(" owned by \"").append(info.getLockOwnerName()).append('"');
+            }
+            text.append('\n').append(format(info.getStackTrace()));
+            for (MonitorInfo monitor : info.getLockedMonitors()) {
+                text.append("\t  holds ").append(monitor).append(" (locked at depth ")
+                        .append(monitor.getLockedStackDepth()).append(")\n");
+            }
+            for (LockInfo lock : info.getLockedSynchronizers()) {
+                text.append("\t  holds ").append(lock).append('\n');
+            }
         }
         return text.toString();
     }
