@@ -16,6 +16,8 @@ require() {
                 mvn) packages+=(maven) ;;
                 cc|gcc) packages+=(gcc libc6-dev) ;;
                 taskset) packages+=(util-linux) ;;
+                aarch64-linux-gnu-gcc) packages+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross) ;;
+                qemu-aarch64) packages+=(qemu-user) ;;
                 *) packages+=("$tool") ;;
             esac
         done

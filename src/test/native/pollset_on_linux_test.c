@@ -352,15 +352,15 @@ static void test_output_array_limits_and_rotates(void)
 
 struct poller {
     pollset_t ps;
-    volatile int returned;
+    long started_ms; /* 0 until the thread is about to poll */
 };
 
 static void *poll_300ms(void *arg)
 {
     struct poller *p = arg;
     struct pollfd out[4];
+    __atomic_store_n(&p->started_ms, now_ms(), __ATOMIC_SEQ_CST);
     CHECK(pollset_poll(p->ps, out, 4, 300) == 0);
-    __atomic_store_n(&p->returned, 1, __ATOMIC_SEQ_CST);
     return NULL;
 }
 
@@ -369,12 +369,17 @@ static void test_ctl_blocks_while_another_thread_polls(void)
     pollset_t ps = create_set();
     int sv[2];
     make_pair(sv);
-    struct poller p = { .ps = ps, .returned = 0 };
+    struct poller p = { .ps = ps, .started_ms = 0 };
     pthread_t t;
     CHECK(pthread_create(&t, NULL, poll_300ms, &p) == 0);
+    /* Thread start-up alone can take longer than 50 ms under qemu-user: wait for it first. */
+    while (__atomic_load_n(&p.started_ms, __ATOMIC_SEQ_CST) == 0)
+        sleep_ms(1);
     sleep_ms(50);
     CHECK(ctl1(ps, PS_ADD, sv[0], POLLIN) == 0);
-    CHECK(__atomic_load_n(&p.returned, __ATOMIC_SEQ_CST) == 1);
+    /* The ctl returned once the poll, which began after started_ms and found nothing, timed out
+       (whether the poller thread has run on since is up to the scheduler). */
+    CHECK(now_ms() - __atomic_load_n(&p.started_ms, __ATOMIC_SEQ_CST) >= 300);
     CHECK(pthread_join(t, NULL) == 0);
     CHECK(is_member(ps, sv[0]) == 1);
     pollset_destroy(ps);

@@ -23,7 +23,8 @@ import java.nio.channels.spi.SelectorProvider;
  * {@link #provider()} to code that takes a provider.
  *
  * <p>Settings are read when a selector is opened: {@code nativeselector.backend} ({@code auto},
- * {@code epoll}, {@code jdk}) and {@code nativeselector.batchThreshold} (at least 1).
+ * {@code epoll}, {@code io_uring}, {@code pollset}, {@code jdk}), {@code nativeselector.batchThreshold}
+ * (at least 1) and {@code nativeselector.jmx} ({@code true}, {@code false}).
  */
 public class NativeSelectorProvider extends SelectorProvider {
 

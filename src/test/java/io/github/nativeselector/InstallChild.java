@@ -14,6 +14,9 @@ import java.util.concurrent.TimeUnit;
 /** Runs a main class in a child JVM, bounded in time, and collects what it printed. */
 final class InstallChild {
 
+    /** Where Maven's surefire configuration puts the deny_io_uring launcher's path. */
+    static final String DENY_IO_URING_PROPERTY = "nativeselector.test.denyIoUring";
+
     static final String FLAG = "-Djava.nio.channels.spi.SelectorProvider="
             + NativeSelectorProvider.class.getName();
 
@@ -64,7 +67,8 @@ final class InstallChild {
         return run(launcher, testClassPath(), jvmArgs, mainClass, args);
     }
 
-    private static Result run(List<String> launcher, String classPath, List<String> jvmArgs, Class<?> mainClass,
+    /** Runs {@code mainClass} through {@code launcher}, a program that runs the command after it. */
+    static Result run(List<String> launcher, String classPath, List<String> jvmArgs, Class<?> mainClass,
             String... args) throws Exception {
         List<String> command = new ArrayList<>(launcher);
         command.add(javaBinary());
@@ -101,6 +105,23 @@ final class InstallChild {
             Files.deleteIfExists(out);
             Files.deleteIfExists(err);
         }
+    }
+
+    /**
+     * The seccomp launcher that refuses io_uring's system calls (CMake target deny_io_uring), whose
+     * path Maven's surefire configuration passes in.
+     */
+    static String denyIoUringLauncher() {
+        String path = System.getProperty(DENY_IO_URING_PROPERTY);
+        if (path == null || path.isBlank()) {
+            fail("system property " + DENY_IO_URING_PROPERTY + " is not set: it names the deny_io_uring "
+                    + "launcher (CMake target deny_io_uring), which mvn test builds and passes in");
+        }
+        if (!Files.isExecutable(Paths.get(path))) {
+            fail(DENY_IO_URING_PROPERTY + "=" + path + " is not an executable file: build the CMake target "
+                    + "deny_io_uring (mvn compile does)");
+        }
+        return path;
     }
 
     private static String read(Path file) throws IOException {

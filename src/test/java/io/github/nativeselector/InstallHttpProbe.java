@@ -51,6 +51,7 @@ public final class InstallHttpProbe {
                 System.out.println("body=" + response.body());
             }
             System.out.println("nativeSelectorThreads=" + threadsInNativeSelector(client));
+            SelectorTotals.print();
         } finally {
             server.stop(0);
         }

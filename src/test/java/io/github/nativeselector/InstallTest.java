@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -73,6 +74,10 @@ class InstallTest {
                 + child);
         assertTrue(threads.contains("HTTP-Dispatcher"), () -> "HttpServer's dispatcher is not in a native selector: "
                 + child);
+        // Client and server each wait for every response and request to be ready.
+        Map<String, Long> totals = SelectorTotals.parse(child.value("totals"));
+        assertTrue(totals.getOrDefault("selectorsOpened", 0L) >= 2, () -> "client and server selectors: " + child);
+        assertTrue(totals.get("readyEvents") >= 6, () -> "ready events counted by the native selectors: " + child);
         assertTrue(child.stderr().isBlank(), child::toString);
     }
 
@@ -151,7 +156,7 @@ class InstallTest {
      * A copy of the main classes without {@code META-INF/native}, followed by the test classes
      * (which hold the probe).
      */
-    private static String classPathWithoutNativeLibrary(Path dir) throws Exception {
+    static String classPathWithoutNativeLibrary(Path dir) throws Exception {
         Path mainClasses = Paths.get(NativeSelectorProvider.class.getProtectionDomain().getCodeSource()
                 .getLocation().toURI());
         Path testClasses = Paths.get(InstallProbe.class.getProtectionDomain().getCodeSource()
@@ -181,7 +186,7 @@ class InstallTest {
         return String.join(File.pathSeparator, entries);
     }
 
-    private static String emptyDirectory(Path dir) throws Exception {
+    static String emptyDirectory(Path dir) throws Exception {
         return Files.createDirectories(dir.resolve("empty-library-path")).toString();
     }
 }

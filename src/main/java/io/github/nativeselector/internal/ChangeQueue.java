@@ -46,8 +46,8 @@ final class ChangeQueue {
     private IOException deferredFailure;
 
     /**
-     * @param closeBackend closes the backend, once: on {@link #close}, or when the selector
-     *     became unreachable without being closed
+     * @param closeBackend closes the backend (and withdraws the selector's MBean and events), once:
+     *     on {@link #close}, or when the selector became unreachable without being closed
      */
     ChangeQueue(Backend backend, Counters counters, int threshold, Cleaner.Cleanable closeBackend) {
         this.backend = backend;

@@ -8,11 +8,13 @@ import java.util.Locale;
  * @param backend which kernel mechanism to use
  * @param batchThreshold queued registration changes that make the queue flush at once, from the
  *     thread that queued the last one; below it, changes wait for the next {@code select}
+ * @param jmx whether the selector's counters are published as a JMX MBean
  */
-public record Config(BackendChoice backend, int batchThreshold) {
+public record Config(BackendChoice backend, int batchThreshold, boolean jmx) {
 
     public static final String BACKEND_PROPERTY = "nativeselector.backend";
     public static final String THRESHOLD_PROPERTY = "nativeselector.batchThreshold";
+    public static final String JMX_PROPERTY = "nativeselector.jmx";
 
     /**
      * 64 changes: a batch then fills one 1.5 KiB buffer, a JNI crossing is shared by up to 64
@@ -28,10 +30,24 @@ public record Config(BackendChoice backend, int batchThreshold) {
         }
     }
 
+    /** These settings with the selector's counters published through JMX. */
+    public Config(BackendChoice backend, int batchThreshold) {
+        this(backend, batchThreshold, true);
+    }
+
     /** The settings the system properties ask for; bad values fail naming the property. */
     public static Config fromSystemProperties() {
         return new Config(parseBackend(System.getProperty(BACKEND_PROPERTY, "auto")),
-                parseThreshold(System.getProperty(THRESHOLD_PROPERTY)));
+                parseThreshold(System.getProperty(THRESHOLD_PROPERTY)),
+                parseJmx(System.getProperty(JMX_PROPERTY, "true")));
+    }
+
+    static boolean parseJmx(String value) {
+        String wanted = value.trim().toLowerCase(Locale.ROOT);
+        if (!wanted.equals("true") && !wanted.equals("false")) {
+            throw new IllegalArgumentException(JMX_PROPERTY + "=" + value + ": accepted values are true, false");
+        }
+        return wanted.equals("true");
     }
 
     static BackendChoice parseBackend(String value) {

@@ -3,9 +3,11 @@ package io.github.nativeselector.internal;
 import io.github.nativeselector.SelectorStats;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A selector's counters. Each is written under one lock only (the change queue's, the
+ * A selector's counters, under the selector's id (unique in the JVM, carried by its MBean and its
+ * flight-recorder events). Each is written under one lock only (the change queue's, the
  * selector's, or the wakeup lock), so a plain read-modify-write is exact; writes and the
  * snapshot's reads are opaque, so readers on other threads see whole, recent values.
  */
@@ -34,6 +36,9 @@ final class Counters {
         }
     }
 
+    private static final AtomicLong LAST_ID = new AtomicLong();
+
+    private final long id = LAST_ID.incrementAndGet();
     private long batches;
     private long changes;
     private long kernelCalls;
@@ -42,11 +47,18 @@ final class Counters {
     private long readyEvents;
     private long wakeups;
 
+    long id() {
+        return id;
+    }
+
     /** Under the change queue's lock. */
     void batchApplied(int changesInBatch, int calls) {
         BATCHES.setOpaque(this, batches + 1);
         CHANGES.setOpaque(this, changes + changesInBatch);
         KERNEL_CALLS.setOpaque(this, kernelCalls + calls);
+        if (FlightRecording.isActive()) {
+            FlightRecording.batchApplied(id, changesInBatch, calls);
+        }
     }
 
     /** Under the selector's lock: one poll of the backend. */

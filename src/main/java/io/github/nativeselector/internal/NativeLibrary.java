@@ -14,6 +14,7 @@ import java.security.DigestInputStream;
 import java.security.DigestOutputStream;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -31,9 +32,12 @@ public final class NativeLibrary {
     public static final String TMPDIR_PROPERTY = "nativeselector.tmpdir";
 
     private static final String NAME = "nativeselector";
+    /** Every {@code <os>-<arch>} folder a build of this library can fill. */
+    private static final List<String> BUILDABLE_PLATFORMS = List.of("linux-x86_64", "linux-aarch64", "aix-ppc64");
     private static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rwx------");
 
     private static boolean loaded;
+    private static String loadedFrom;
     private static IOException failure;
 
     private NativeLibrary() {
@@ -56,6 +60,11 @@ public final class NativeLibrary {
         throw new IOException(failure.getMessage(), failure);
     }
 
+    /** Where the loaded library came from ({@code java.library.path} or the jar's resource), or null. */
+    public static synchronized String loadedFrom() {
+        return loadedFrom;
+    }
+
     /** {@code <os>-<arch>} as the jar's native folders are named, e.g. {@code linux-x86_64}. */
     public static String platform() {
         String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT).replace(" ", "");
@@ -66,9 +75,22 @@ public final class NativeLibrary {
         return os + "-" + arch;
     }
 
+    /** The platforms whose library this jar (or class path) carries, e.g. {@code [linux-x86_64]}. */
+    public static List<String> carriedPlatforms() {
+        String fileName = System.mapLibraryName(NAME);
+        List<String> carried = new ArrayList<>();
+        for (String candidate : BUILDABLE_PLATFORMS) {
+            if (NativeLibrary.class.getResource("/META-INF/native/" + candidate + "/" + fileName) != null) {
+                carried.add(candidate);
+            }
+        }
+        return carried;
+    }
+
     private static void load() throws IOException {
         try {
             System.loadLibrary(NAME);
+            loadedFrom = "java.library.path";
             return;
         } catch (UnsatisfiedLinkError notOnLibraryPath) {
             // Expected unless the user installed the library: use the jar's copy.
@@ -78,7 +100,7 @@ public final class NativeLibrary {
         URL url = NativeLibrary.class.getResource(resource);
         if (url == null) {
             throw new IOException("no native library for " + platform() + " in this jar (" + resource
-                    + " is missing); this build has: linux-x86_64");
+                    + " is missing); it has: " + (carriedPlatforms().isEmpty() ? "none" : String.join(", ", carriedPlatforms())));
         }
         Path directory = Files.createTempDirectory(extractionRoot(), "nativeselector-",
                 PosixFilePermissions.asFileAttribute(OWNER_ONLY));
@@ -92,6 +114,7 @@ public final class NativeLibrary {
             }
             verify(file, expected);
             System.load(file.toString());
+            loadedFrom = url.toString();
         } catch (UnsatisfiedLinkError e) {
             throw new IOException(explain(e, directory), e);
         } finally {

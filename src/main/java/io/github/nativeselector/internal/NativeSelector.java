@@ -62,11 +62,27 @@ public final class NativeSelector extends AbstractSelector {
     private boolean wakeupPending;
     private boolean inSelect;
 
-    NativeSelector(SelectorProvider provider, Backend backend, int batchThreshold) {
+    NativeSelector(SelectorProvider provider, Backend backend, int batchThreshold, boolean jmx) {
         super(provider);
         this.backend = backend;
         this.handsOffFlushes = !backend.appliesDuringPoll();
-        this.changes = new ChangeQueue(backend, counters, batchThreshold, CLEANER.register(this, backend::close));
+        SelectorMonitoring monitoring = SelectorMonitoring.start(backend.name(), batchThreshold, counters, jmx);
+        this.changes = new ChangeQueue(backend, counters, batchThreshold,
+                CLEANER.register(this, release(backend, monitoring)));
+    }
+
+    /**
+     * Closes the backend, then withdraws the selector's MBean and events. It captures no selector,
+     * so the cleaner can run it for a selector that became unreachable unclosed.
+     */
+    private static Runnable release(Backend backend, SelectorMonitoring monitoring) {
+        return () -> {
+            try {
+                backend.close();
+            } finally {
+                monitoring.stop();
+            }
+        };
     }
 
     /** A snapshot of this selector's counters. */

@@ -23,7 +23,7 @@ public final class NativeSelectors {
             return BuiltInProvider.get().openSelector();
         }
         try {
-            return new NativeSelector(provider, openBackend(config.backend()), config.batchThreshold());
+            return new NativeSelector(provider, openBackend(config.backend()), config.batchThreshold(), config.jmx());
         } catch (IOException e) {
             if (config.backend() != BackendChoice.AUTO) {
                 throw e;

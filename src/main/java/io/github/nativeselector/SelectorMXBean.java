@@ -1,0 +1,15 @@
+package io.github.nativeselector;
+
+/**
+ * One open native selector, registered as {@code io.github.nativeselector:type=Selector,id=N}
+ * (N is the selector's id, as its flight-recorder events carry it) from the moment it is opened
+ * until it is closed, or collected unclosed. {@code -Dnativeselector.jmx=false} leaves it out.
+ */
+public interface SelectorMXBean extends SelectorCounters {
+
+    /** The kernel mechanism behind the selector, e.g. {@code epoll}. */
+    String getBackend();
+
+    /** Queued registration changes that are flushed at once. */
+    int getBatchThreshold();
+}

@@ -1,0 +1,15 @@
+package io.github.nativeselector;
+
+/**
+ * Every native selector of this JVM together, registered as
+ * {@code io.github.nativeselector:type=Selectors} when the first one is opened. The counters are
+ * the sums over the selectors ever opened, closed ones included, so they only grow.
+ */
+public interface SelectorsMXBean extends SelectorCounters {
+
+    /** Native selectors open now (not yet closed, nor collected unclosed). */
+    int getOpenSelectors();
+
+    /** Native selectors opened since the JVM started. */
+    long getSelectorsOpened();
+}

@@ -1,0 +1,59 @@
+package io.github.nativeselector.internal;
+
+import java.lang.System.Logger.Level;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Publishes one selector's counters, from when it is opened until {@link #stop}: in the
+ * {@link SelectorRegistry}, as an MBean where the runtime has {@code java.management}, and to the
+ * flight recorder where it has {@code jdk.jfr} (a runtime built with jlink may have neither).
+ * Publishing never fails a selector: a failure is logged once and the selector works unpublished.
+ */
+final class SelectorMonitoring {
+
+    private static final System.Logger LOG = System.getLogger("io.github.nativeselector");
+    private static final boolean JMX_PRESENT = ModuleLayer.boot().findModule("java.management").isPresent();
+    private static final AtomicBoolean FAILURE_LOGGED = new AtomicBoolean();
+
+    private final SelectorRegistry.Entry entry;
+    /** The MBean's name (a javax.management.ObjectName) while it is registered. */
+    private final AtomicReference<Object> mbeanName = new AtomicReference<>();
+
+    private SelectorMonitoring(SelectorRegistry.Entry entry) {
+        this.entry = entry;
+    }
+
+    static SelectorMonitoring start(String backend, int batchThreshold, Counters counters, boolean jmx) {
+        SelectorMonitoring monitoring = new SelectorMonitoring(new SelectorRegistry.Entry(backend, batchThreshold, counters));
+        SelectorRegistry.add(monitoring.entry);
+        FlightRecording.install();
+        if (jmx && JMX_PRESENT) {
+            try {
+                monitoring.mbeanName.set(SelectorMBeans.register(monitoring.entry));
+            } catch (Exception e) {
+                logOnce("selector MBean not registered", e);
+            }
+        }
+        return monitoring;
+    }
+
+    /** Withdraws the selector; called on close and by the cleaner, so it may run twice. */
+    void stop() {
+        SelectorRegistry.remove(entry);
+        Object name = mbeanName.getAndSet(null);
+        if (name != null) {
+            try {
+                SelectorMBeans.unregister(name);
+            } catch (Exception e) {
+                logOnce("selector MBean not unregistered", e);
+            }
+        }
+    }
+
+    static void logOnce(String what, Throwable e) {
+        if (FAILURE_LOGGED.compareAndSet(false, true)) {
+            LOG.log(Level.WARNING, what + ": " + e, e);
+        }
+    }
+}

@@ -1,0 +1,80 @@
+package io.github.nativeselector.internal;
+
+import io.github.nativeselector.SelectorStats;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The open native selectors and the summed counters of the closed ones: what the MBeans and the
+ * flight recorder's periodic event read. It holds each selector's {@link Counters}, never the
+ * selector, so a selector nobody closed still becomes unreachable, and its cleaner removes it here.
+ */
+final class SelectorRegistry {
+
+    /** One open selector as monitoring sees it. */
+    record Entry(String backend, int batchThreshold, Counters counters) {
+
+        long id() {
+            return counters.id();
+        }
+
+        SelectorStats stats() {
+            return counters.snapshot(backend);
+        }
+    }
+
+    private static final String ALL_BACKENDS = "all";
+
+    private static final Map<Long, Entry> OPEN = new LinkedHashMap<>();
+    private static SelectorStats closedTotals = new SelectorStats(ALL_BACKENDS, 0, 0, 0, 0, 0, 0, 0);
+    private static long opened;
+
+    private SelectorRegistry() {
+    }
+
+    static synchronized void add(Entry entry) {
+        OPEN.put(entry.id(), entry);
+        opened++;
+    }
+
+    /** Moves the selector's counters into the closed selectors' totals; a second call does nothing. */
+    static synchronized void remove(Entry entry) {
+        if (OPEN.remove(entry.id()) != null) {
+            closedTotals = sum(closedTotals, entry.stats());
+        }
+    }
+
+    static synchronized List<Entry> open() {
+        return new ArrayList<>(OPEN.values());
+    }
+
+    static synchronized int openCount() {
+        return OPEN.size();
+    }
+
+    static synchronized long openedCount() {
+        return opened;
+    }
+
+    /** The counters of every selector ever opened, with backend {@code "all"}. */
+    static synchronized SelectorStats totals() {
+        SelectorStats totals = closedTotals;
+        for (Entry entry : OPEN.values()) {
+            totals = sum(totals, entry.stats());
+        }
+        return totals;
+    }
+
+    private static SelectorStats sum(SelectorStats a, SelectorStats b) {
+        return new SelectorStats(ALL_BACKENDS,
+                a.batches() + b.batches(),
+                a.changesApplied() + b.changesApplied(),
+                a.kernelCallsForChanges() + b.kernelCallsForChanges(),
+                a.polls() + b.polls(),
+                a.pollsWithoutSyscall() + b.pollsWithoutSyscall(),
+                a.readyEvents() + b.readyEvents(),
+                a.wakeups() + b.wakeups());
+    }
+}
