@@ -52,3 +52,55 @@ test_jdks() {
         [ -n "$feature" ] && [ "$feature" -ge 17 ] && echo "$feature $(readlink -f "$home")"
     done | sort -n -u -k1,1 | awk 'NR == 1 { first = $2 } { last = $2 } END { print first; if (last != first) print last }'
 }
+
+# ---- benchmarks -------------------------------------------------------------------------------
+
+# build_benchmarks ROOT: installs the library into the local Maven repository, builds the
+# benchmark projects (bench/pom.xml: the JMH jar and the load harness jar) and the C load
+# generator and server into ROOT/target/bench. Stops the script if any step fails.
+build_benchmarks() {
+    local root=$1
+    echo "building: the library (mvn install), bench/ (mvn package), the C load generator and server"
+    (cd "$root" && mvn -B -q -DskipTests install) || { echo "building the library failed (see above)" >&2; exit 1; }
+    mvn -B -q -f "$root/bench/pom.xml" package || { echo "building bench/ failed (see above)" >&2; exit 1; }
+    make -s -C "$root/bench/loadgen" OUT="$root/target/bench" || { echo "building bench/loadgen failed" >&2; exit 1; }
+}
+
+# pick_cpus: sets SERVER_CPU and CLIENT_CPU to the first two CPUs this process may run on, or
+# leaves both empty when it may use only one.
+pick_cpus() {
+    SERVER_CPU="" CLIENT_CPU=""
+    local list part c cpus=() parts=()
+    list=$(awk '/^Cpus_allowed_list/ {print $2}' /proc/self/status 2>/dev/null || true)
+    IFS=, read -ra parts <<<"${list:-}"
+    for part in ${parts[@]+"${parts[@]}"}; do
+        if [[ $part == *-* ]]; then
+            for ((c = ${part%-*}; c <= ${part#*-} && ${#cpus[@]} < 2; c++)); do cpus+=("$c"); done
+        else
+            cpus+=("$part")
+        fi
+        ((${#cpus[@]} < 2)) || break
+    done
+    if ((${#cpus[@]} >= 2)); then
+        SERVER_CPU=${cpus[0]} CLIENT_CPU=${cpus[1]}
+    fi
+}
+
+# cpu_busy_percent: how busy all CPUs were over the next second (other work skews every figure).
+cpu_busy_percent() {
+    local a b
+    read -ra a < <(grep '^cpu ' /proc/stat)
+    sleep 1
+    read -ra b < <(grep '^cpu ' /proc/stat)
+    awk -v a="${a[*]:1}" -v b="${b[*]:1}" 'BEGIN {
+        n = split(a, x, " "); split(b, y, " ")
+        for (i = 1; i <= n; i++) { d = y[i] - x[i]; total += d; if (i == 4 || i == 5) idle += d }
+        printf "%.0f\n", (total > 0) ? 100 * (total - idle) / total : 0
+    }'
+}
+
+# raise_fd_limit: the soft limit on open files up to the hard one (8,000 idle connections need
+# more than the usual 1,024 on each side).
+raise_fd_limit() {
+    ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+}

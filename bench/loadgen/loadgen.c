@@ -1,75 +1,50 @@
 /*
- * loadgen: a closed-loop TCP request/response load generator on epoll.
+ * loadgen: a closed-loop TCP load generator on epoll, speaking the protocol of common.h.
  *
- * Opens N connections to an echo server, then on every connection sends a B-byte message,
- * waits until the same B bytes have come back, records the round-trip latency and sends the
- * next message at once. After the warm-up it prints "measuring" on stdout; after the measured
- * window it prints one "result ..." line covering that window only, closes every connection
- * and exits 0. Any failing system call ends it with a message on stderr and exit status 1.
+ * Two modes:
+ *   rr   long-lived connections; each sends a request, waits for the whole reply, thinks, and
+ *        sends the next (TCP_RR).
+ *   crr  each request on a new connection: connect, send, read the reply, close, think, again
+ *        (TCP_CRR). Latency runs from the connect to the end of the reply.
+ * Besides the active connections it can hold idle ones open that never send anything, so a
+ * server's cost can be measured against the number of connections it merely watches.
  *
- * Build: gcc -O2 -Wall -Wextra -Werror -o loadgen loadgen.c
+ * After the warm-up it prints "measuring" on stdout; after the measured window one "result ..."
+ * line covering that window only; then it closes every connection and exits 0. A failing system
+ * call ends it with a message on stderr and exit status 1.
  */
 #define _GNU_SOURCE
+#include "common.h"
+
 #include <arpa/inet.h>
-#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <signal.h>
-#include <stdarg.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #define MAX_EVENTS 1024
 #define CONNECT_TIMEOUT_S 20.0
+/* Connects in flight at once while setting up: a larger burst than the server's accept backlog
+ * would leave SYNs dropped and retried a second later. */
+#define CONNECT_WAVE 256
 #define MAX_CONNECTIONS 1000000
-#define MAX_SIZE (1 << 20)
 #define MAX_SECONDS 3600.0
+#define MAX_THINK_US 10000000L
 #define MAX_ERROR_MESSAGES 10
-
-/* ---- errors ------------------------------------------------------------------------------ */
-
-static void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
-static void die(const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("loadgen: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    exit(1);
-}
-
-/* A failed system call: the message names the call and errno. */
-#define DIE_ERRNO(what, ...) die(what ": %s", ##__VA_ARGS__, strerror(errno))
-
-/* ---- time -------------------------------------------------------------------------------- */
-
-static uint64_t now_ns(void) {
-    struct timespec ts;
-    if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0) {
-        DIE_ERRNO("clock_gettime(CLOCK_MONOTONIC)");
-    }
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* Milliseconds from now until deadline, rounded up, for epoll_wait. */
-static int ms_until(uint64_t now, uint64_t deadline) {
-    if (deadline <= now) {
-        return 0;
-    }
-    uint64_t ms = (deadline - now + 999999u) / 1000000u;
-    return ms > INT_MAX ? INT_MAX : (int)ms;
-}
+/* A connect-request-response-close slot whose attempt failed waits at least this long before
+ * the next, so a refusing server is not hammered in a tight loop. */
+#define CRR_RETRY_NS 1000000u
+/* The client closes each crr connection, so every one leaves a TIME_WAIT socket holding its
+ * local port for a second or more: one source address would cap the load at about 15,000
+ * connections/s on the default port range, whatever the server. Against a loopback server the
+ * crr connections therefore come from 127.0.0.2 to 127.0.0.(1 + this), in turn. */
+#define CRR_SOURCE_ADDRESSES 250u
 
 /* ---- latency histogram --------------------------------------------------------------------
  * Log-linear buckets over nanoseconds: values below 128 have a bucket each; above, every power
@@ -128,25 +103,35 @@ static double histogram_quantile(double q) {
 
 /* ---- options ----------------------------------------------------------------------------- */
 
+enum mode { MODE_RR, MODE_CRR };
+
 struct options {
     const char *host;
     int port;
     long connections;
+    long idle;
     long size;
+    long reply; /* 0: the same as size (an echo) */
+    long think_us;
+    enum mode mode;
     double warmup;
     double seconds;
 };
 
 static void usage(FILE *out) {
-    fputs("usage: loadgen --port P [--host 127.0.0.1] [--connections 1000] [--size 64]\n"
-          "               [--warmup 2] [--seconds 8]\n"
+    fputs("usage: loadgen --port P [--host 127.0.0.1] [--mode rr|crr] [--connections 1000]\n"
+          "               [--idle 0] [--size 64] [--reply SIZE] [--think-us 0] [--warmup 2]\n"
+          "               [--seconds 8]\n"
           "\n"
-          "Closed-loop TCP echo load: every connection sends --size bytes, waits for the same\n"
-          "bytes back, records the round trip and repeats. Prints 'measuring' when the warm-up\n"
-          "(seconds) ends, then after --seconds one line:\n"
-          "  result requests=<n> seconds=<s> p50_us=<x> p99_us=<y> errors=<n>\n"
-          "requests, seconds and latencies cover the measured window; errors (connections lost\n"
-          "or echoes that did not match) cover the whole run.\n",
+          "Closed-loop load. --connections active connections (crr: concurrent connection\n"
+          "slots) each send a --size byte request, wait for the --reply byte reply (default: the\n"
+          "same size, an echo), wait --think-us and repeat; rr keeps each connection, crr opens a\n"
+          "new one per request and closes it after the reply. --idle more connections are opened\n"
+          "first and never used. Prints 'measuring' when the warm-up (seconds) ends, then after\n"
+          "--seconds one line:\n"
+          "  result requests=<n> seconds=<s> p50_us=<x> p99_us=<y> errors=<n> total_requests=<n>\n"
+          "requests, seconds and latencies cover the measured window; errors (connections lost,\n"
+          "refused or replies that did not match) and total_requests cover the whole run.\n",
           out);
 }
 
@@ -171,16 +156,14 @@ static double parse_seconds(const char *name, const char *text, double min) {
 }
 
 static struct options parse_options(int argc, char **argv) {
-    struct options o = {"127.0.0.1", 0, 1000, 64, 2.0, 8.0};
+    struct options o = {"127.0.0.1", 0, 1000, 0, 64, 0, 0, MODE_RR, 2.0, 8.0};
     static const struct option longopts[] = {
-        {"host", required_argument, NULL, 'h'},
-        {"port", required_argument, NULL, 'p'},
-        {"connections", required_argument, NULL, 'c'},
-        {"size", required_argument, NULL, 'b'},
-        {"warmup", required_argument, NULL, 'w'},
-        {"seconds", required_argument, NULL, 's'},
-        {"help", no_argument, NULL, 'H'},
-        {NULL, 0, NULL, 0},
+        {"host", required_argument, NULL, 'h'},      {"port", required_argument, NULL, 'p'},
+        {"mode", required_argument, NULL, 'm'},      {"connections", required_argument, NULL, 'c'},
+        {"idle", required_argument, NULL, 'i'},      {"size", required_argument, NULL, 'b'},
+        {"reply", required_argument, NULL, 'r'},     {"think-us", required_argument, NULL, 't'},
+        {"warmup", required_argument, NULL, 'w'},    {"seconds", required_argument, NULL, 's'},
+        {"help", no_argument, NULL, 'H'},            {NULL, 0, NULL, 0},
     };
     int opt;
     opterr = 0;
@@ -188,8 +171,20 @@ static struct options parse_options(int argc, char **argv) {
         switch (opt) {
         case 'h': o.host = optarg; break;
         case 'p': o.port = (int)parse_long("port", optarg, 1, 65535); break;
+        case 'm':
+            if (strcmp(optarg, "rr") == 0) {
+                o.mode = MODE_RR;
+            } else if (strcmp(optarg, "crr") == 0) {
+                o.mode = MODE_CRR;
+            } else {
+                die("--mode %s: expected rr or crr", optarg);
+            }
+            break;
         case 'c': o.connections = parse_long("connections", optarg, 1, MAX_CONNECTIONS); break;
-        case 'b': o.size = parse_long("size", optarg, 1, MAX_SIZE); break;
+        case 'i': o.idle = parse_long("idle", optarg, 0, MAX_CONNECTIONS); break;
+        case 'b': o.size = parse_long("size", optarg, PROTOCOL_HEADER_BYTES, PROTOCOL_MAX_BYTES); break;
+        case 'r': o.reply = parse_long("reply", optarg, 1, PROTOCOL_MAX_BYTES); break;
+        case 't': o.think_us = parse_long("think-us", optarg, 0, MAX_THINK_US); break;
         case 'w': o.warmup = parse_seconds("warmup", optarg, 0.0); break;
         case 's': o.seconds = parse_seconds("seconds", optarg, 0.001); break;
         case 'H':
@@ -208,55 +203,145 @@ static struct options parse_options(int argc, char **argv) {
         usage(stderr);
         die("--port is required");
     }
+    if (o.reply == 0) {
+        o.reply = o.size;
+    }
     return o;
 }
 
 /* ---- connections ------------------------------------------------------------------------- */
 
+enum state {
+    CONNECTING, /* connect in progress */
+    SENDING,    /* part of the request sent; waiting for room to send the rest */
+    RECEIVING,  /* request sent; reading the reply */
+    THINKING,   /* between requests (rr: connection open; crr: closed) */
+    IDLE,       /* one of the idle connections */
+};
+
 struct conn {
-    int fd;              /* -1 once closed */
-    int want_out;        /* registered for EPOLLOUT: a send is incomplete */
-    uint32_t sent;       /* bytes of the current message sent */
-    uint32_t received;   /* bytes of the echo received */
-    uint64_t start_ns;   /* when the current message was started */
-    uint64_t seq;        /* messages started on this connection */
-    unsigned char *tx;   /* the current message */
-    unsigned char *rx;   /* the echo being received */
+    int fd;            /* -1 while a crr slot has no connection */
+    enum state state;
+    uint32_t sent;     /* bytes of the request sent */
+    uint32_t received; /* bytes of the reply received */
+    uint64_t start_ns; /* rr: when the request was started; crr: when the connect began */
+    uint64_t seq;      /* requests started on this slot */
+    unsigned char *tx; /* the current request (active connections only) */
 };
 
 static struct options opt;
+static struct sockaddr_in server;
+static int spread_sources; /* crr on loopback: bind each connection to the next source address */
+static uint32_t next_source;
 static int epfd = -1;
-static struct conn *conns;
-static long alive;
+static struct conn *conns; /* the idle connections first, then the active ones */
+static long active_alive;
 static uint64_t errors;
 static int measuring;
 static uint64_t measured_requests;
+static uint64_t total_requests; /* warm-up included */
+static unsigned char *requests; /* every active connection's request, one after another */
+static unsigned char scratch[PROTOCOL_MAX_BYTES];
 
-static void set_events(struct conn *c, uint32_t events) {
-    struct epoll_event ev = {.events = events, .data = {.ptr = c}};
-    if (epoll_ctl(epfd, EPOLL_CTL_MOD, c->fd, &ev) != 0) {
-        DIE_ERRNO("epoll_ctl(MOD, fd %d)", c->fd);
-    }
+/* Active connections waiting out their think time, in the order they become due (all wait the
+ * same time, so first in is first due). */
+static struct {
+    long *slot;
+    uint64_t *due;
+    long head;
+    long count;
+} thinking;
+
+static void think(struct conn *c, uint64_t due) {
+    long tail = (thinking.head + thinking.count) % opt.connections;
+    thinking.slot[tail] = (long)(c - conns);
+    thinking.due[tail] = due;
+    thinking.count++;
+    c->state = THINKING;
 }
 
-/* A connection that failed while running: counted, reported (a few times) and closed. */
-static void conn_failed(struct conn *c, const char *what, int err) {
-    errors++;
-    if (errors <= MAX_ERROR_MESSAGES) {
-        fprintf(stderr, "loadgen: connection %ld: %s%s%s\n", (long)(c - conns), what,
-                err ? ": " : "", err ? strerror(err) : "");
-    }
+static int is_active(const struct conn *c) {
+    return c - conns >= opt.idle;
+}
+
+static void close_fd(struct conn *c) {
     if (close(c->fd) != 0) {
         DIE_ERRNO("close(fd %d)", c->fd);
     }
     c->fd = -1;
-    if (--alive == 0) {
-        die("every connection failed (%llu errors)", (unsigned long long)errors);
+}
+
+/* A connection that failed: counted, reported (a few times) and closed. An rr connection is
+ * lost for good; a crr slot tries again shortly. */
+static void conn_failed(struct conn *c, const char *what, int err, uint64_t now) {
+    errors++;
+    if (errors <= MAX_ERROR_MESSAGES) {
+        fprintf(stderr, "loadgen: connection %ld: %s%s%s\n", (long)(c - conns), what, err ? ": " : "",
+                err ? strerror(err) : "");
+    }
+    if (c->fd >= 0) {
+        close_fd(c);
+    }
+    if (opt.mode == MODE_CRR && is_active(c)) {
+        think(c, now + CRR_RETRY_NS + (uint64_t)opt.think_us * 1000u);
+        return;
+    }
+    c->state = IDLE;
+    if (is_active(c) && --active_alive == 0) {
+        die("every active connection failed (%llu errors)", (unsigned long long)errors);
     }
 }
 
-/* Sends what is left of the current message; returns 0 if the connection failed. */
-static int send_rest(struct conn *c) {
+/* A non-blocking socket, registered edge-triggered for everything it will need, connecting.
+ * Returns 0, or connect's errno when it failed at once (the socket is then closed). */
+static int open_connection(struct conn *c) {
+    c->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (c->fd < 0) {
+        DIE_ERRNO("socket (connection %ld)", (long)(c - conns));
+    }
+    int one = 1;
+    if (setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) != 0) {
+        DIE_ERRNO("setsockopt(TCP_NODELAY)");
+    }
+    /* Edge-triggered: one registration serves connect, sends and replies, with no epoll_ctl
+     * per request, which keeps the generator's own cost down. */
+    struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, .data = {.ptr = c}};
+    if (epoll_ctl(epfd, EPOLL_CTL_ADD, c->fd, &ev) != 0) {
+        DIE_ERRNO("epoll_ctl(ADD, fd %d)", c->fd);
+    }
+    if (spread_sources && is_active(c)) {
+        /* IP_BIND_ADDRESS_NO_PORT: the port is chosen at connect, for the whole 4-tuple. */
+        if (setsockopt(c->fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one) != 0) {
+            DIE_ERRNO("setsockopt(IP_BIND_ADDRESS_NO_PORT)");
+        }
+        struct sockaddr_in source = {.sin_family = AF_INET, .sin_port = 0};
+        source.sin_addr.s_addr = htonl(INADDR_LOOPBACK + 1 + next_source);
+        next_source = (next_source + 1) % CRR_SOURCE_ADDRESSES;
+        if (bind(c->fd, (struct sockaddr *)&source, sizeof source) != 0) {
+            DIE_ERRNO("bind to a loopback source address");
+        }
+    }
+    c->state = CONNECTING;
+    if (connect(c->fd, (struct sockaddr *)&server, sizeof server) != 0 && errno != EINPROGRESS) {
+        int err = errno;
+        close_fd(c);
+        return err;
+    }
+    return 0;
+}
+
+/* 0 once the connect has succeeded, else its errno. */
+static int connect_result(struct conn *c) {
+    int err = 0;
+    socklen_t len = sizeof err;
+    if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0) {
+        DIE_ERRNO("getsockopt(SO_ERROR)");
+    }
+    return err;
+}
+
+/* Sends what is left of the request; on a full send buffer the next EPOLLOUT edge resumes. */
+static void send_rest(struct conn *c, uint64_t now) {
     while (c->sent < (uint32_t)opt.size) {
         ssize_t n = send(c->fd, c->tx + c->sent, (size_t)opt.size - c->sent, MSG_NOSIGNAL);
         if (n > 0) {
@@ -264,66 +349,193 @@ static int send_rest(struct conn *c) {
         } else if (n < 0 && errno == EINTR) {
             continue;
         } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            if (!c->want_out) {
-                set_events(c, EPOLLIN | EPOLLOUT);
-                c->want_out = 1;
-            }
-            return 1;
+            c->state = SENDING;
+            return;
         } else {
-            conn_failed(c, "send", n < 0 ? errno : 0);
-            return 0;
+            conn_failed(c, "send", n < 0 ? errno : 0, now);
+            return;
         }
     }
-    if (c->want_out) {
-        set_events(c, EPOLLIN);
-        c->want_out = 0;
-    }
-    return 1;
+    c->state = RECEIVING;
 }
 
-static void start_message(struct conn *c, uint64_t now) {
+static void send_request(struct conn *c, uint64_t now) {
     c->seq++;
-    /* The message carries its connection and sequence number, so a misplaced echo shows. */
+    /* After the header, the request carries its slot and sequence number, so a misplaced
+     * reply shows. */
     uint64_t stamp[2] = {(uint64_t)(c - conns), c->seq};
-    size_t n = sizeof stamp < (size_t)opt.size ? sizeof stamp : (size_t)opt.size;
-    memcpy(c->tx, stamp, n);
+    size_t room = (size_t)opt.size - PROTOCOL_HEADER_BYTES;
+    memcpy(c->tx + PROTOCOL_HEADER_BYTES, stamp, sizeof stamp < room ? sizeof stamp : room);
     c->sent = 0;
     c->received = 0;
-    c->start_ns = now;
-    send_rest(c);
+    if (opt.mode == MODE_RR) {
+        c->start_ns = now;
+    }
+    send_rest(c, now);
 }
 
-/* Reads the echo; when it is complete, records it and starts the next message. */
-static void receive(struct conn *c) {
+/* rr: send the next request now; crr: start connecting, the request follows the connect. */
+static void begin_request(struct conn *c, uint64_t now) {
+    if (opt.mode == MODE_CRR) {
+        c->start_ns = now;
+        int err = open_connection(c);
+        if (err != 0) {
+            conn_failed(c, "connect", err, now);
+        }
+    } else {
+        send_request(c, now);
+    }
+}
+
+static void request_done(struct conn *c, uint64_t now) {
+    total_requests++;
+    if (measuring) {
+        histogram_record(now - c->start_ns);
+        measured_requests++;
+    }
+    if (opt.mode == MODE_CRR) {
+        close_fd(c);
+    }
+    if (opt.think_us > 0) {
+        think(c, now + (uint64_t)opt.think_us * 1000u);
+    } else {
+        begin_request(c, now);
+    }
+}
+
+/* Reads the reply as far as it has come; checks it; when complete, finishes the request. */
+static void receive(struct conn *c, uint64_t now) {
     for (;;) {
-        ssize_t n = recv(c->fd, c->rx + c->received, (size_t)opt.size - c->received, 0);
+        /* Never read past the reply: extra bytes must show up as unexpected data. */
+        size_t want = (size_t)opt.reply - c->received;
+        ssize_t n = recv(c->fd, scratch, want, 0);
         if (n > 0) {
+            if (!protocol_reply_matches(c->tx, (uint32_t)opt.size, c->received, scratch, (size_t)n)) {
+                conn_failed(c, "the reply differs from what the request asks for", 0, now);
+                return;
+            }
             c->received += (uint32_t)n;
-            if (c->received == (uint32_t)opt.size) {
-                break;
+            if (c->received == (uint32_t)opt.reply) {
+                request_done(c, now_ns());
+                return;
             }
         } else if (n == 0) {
-            conn_failed(c, "the server closed the connection", 0);
+            conn_failed(c, "the server closed the connection", 0, now);
             return;
         } else if (errno == EINTR) {
             continue;
         } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
             return;
         } else {
-            conn_failed(c, "recv", errno);
+            conn_failed(c, "recv", errno, now);
             return;
         }
     }
-    if (c->received > c->sent || memcmp(c->rx, c->tx, (size_t)opt.size) != 0) {
-        conn_failed(c, "the echo differs from the message sent", 0);
+}
+
+/* An event on a connection that expects nothing (idle, or thinking on rr). Edge-triggered
+ * epoll may report data that was already read, so look before calling it a failure. */
+static void check_quiet(struct conn *c, uint64_t now) {
+    unsigned char byte;
+    ssize_t n = recv(c->fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+    if (n > 0) {
+        conn_failed(c, "the server sent bytes nobody asked for", 0, now);
+    } else if (n == 0) {
+        conn_failed(c, "the server closed the connection", 0, now);
+    } else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+        conn_failed(c, "recv", errno, now);
+    }
+}
+
+static void handle_event(struct conn *c, uint32_t events, uint64_t now) {
+    if (c->fd < 0) {
         return;
     }
-    uint64_t now = now_ns();
-    if (measuring) {
-        histogram_record(now - c->start_ns);
-        measured_requests++;
+    switch (c->state) {
+    case CONNECTING: {
+        if (!(events & (EPOLLOUT | EPOLLERR | EPOLLHUP))) {
+            break; /* still connecting */
+        }
+        int err = connect_result(c);
+        if (err != 0) {
+            conn_failed(c, "connect", err, now);
+        } else {
+            send_request(c, now);
+        }
+        break;
     }
-    start_message(c, now);
+    case SENDING:
+        send_rest(c, now);
+        if (c->state == RECEIVING && (events & (EPOLLIN | EPOLLRDHUP | EPOLLERR | EPOLLHUP))) {
+            receive(c, now);
+        }
+        break;
+    case RECEIVING:
+        if (events & (EPOLLIN | EPOLLRDHUP | EPOLLERR | EPOLLHUP)) {
+            receive(c, now);
+        }
+        break;
+    case THINKING:
+    case IDLE:
+        if (events & (EPOLLIN | EPOLLRDHUP | EPOLLERR | EPOLLHUP)) {
+            check_quiet(c, now);
+        }
+        break;
+    }
+}
+
+/* The time from now until deadline, for epoll_pwait2 (think times are finer than a millisecond). */
+static struct timespec until(uint64_t now, uint64_t deadline) {
+    uint64_t ns = deadline > now ? deadline - now : 0;
+    struct timespec ts = {.tv_sec = (time_t)(ns / 1000000000u), .tv_nsec = (long)(ns % 1000000000u)};
+    return ts;
+}
+
+static int wait_events(struct epoll_event *events, uint64_t now, uint64_t deadline) {
+    struct timespec timeout = until(now, deadline);
+    int n = epoll_pwait2(epfd, events, MAX_EVENTS, &timeout, NULL);
+    if (n < 0 && errno != EINTR) {
+        DIE_ERRNO("epoll_pwait2");
+    }
+    return n < 0 ? 0 : n;
+}
+
+/* Opens connections [first, first + count) at most CONNECT_WAVE at a time; any refusal, or
+ * not all up in time, ends the run. They end in state `then`. */
+static void establish(long first, long count, enum state then) {
+    uint64_t deadline = now_ns() + (uint64_t)(CONNECT_TIMEOUT_S * 1e9);
+    long next = first;
+    long end = first + count;
+    long pending = 0;
+    struct epoll_event events[MAX_EVENTS];
+    while (next < end || pending > 0) {
+        while (next < end && pending < CONNECT_WAVE) {
+            int err = open_connection(&conns[next]);
+            if (err != 0) {
+                die("connect to %s:%d (connection %ld): %s", opt.host, opt.port, next, strerror(err));
+            }
+            next++;
+            pending++;
+        }
+        uint64_t now = now_ns();
+        if (now >= deadline) {
+            die("%ld of %ld connections to %s:%d not established after %.0f s", end - next + pending, count,
+                opt.host, opt.port, CONNECT_TIMEOUT_S);
+        }
+        int n = wait_events(events, now, deadline);
+        for (int i = 0; i < n; i++) {
+            struct conn *c = events[i].data.ptr;
+            if (c->state != CONNECTING || !(events[i].events & (EPOLLOUT | EPOLLERR | EPOLLHUP))) {
+                continue;
+            }
+            int err = connect_result(c);
+            if (err != 0) {
+                die("connect to %s:%d (connection %ld): %s", opt.host, opt.port, (long)(c - conns), strerror(err));
+            }
+            c->state = then;
+            pending--;
+        }
+    }
 }
 
 static void raise_fd_limit(long needed) {
@@ -340,77 +552,8 @@ static void raise_fd_limit(long needed) {
     if (rl.rlim_cur != RLIM_INFINITY && (rlim_t)needed > rl.rlim_cur) {
         die("%ld connections need about %ld file descriptors but RLIMIT_NOFILE is %llu "
             "(raise the hard limit, e.g. ulimit -Hn)",
-            opt.connections, needed, (unsigned long long)rl.rlim_cur);
+            opt.connections + opt.idle, needed, (unsigned long long)rl.rlim_cur);
     }
-}
-
-/* Opens every connection; fails if any is refused or they are not all up in time. */
-static void connect_all(void) {
-    struct sockaddr_in addr;
-    memset(&addr, 0, sizeof addr);
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons((uint16_t)opt.port);
-    if (inet_pton(AF_INET, opt.host, &addr.sin_addr) != 1) {
-        die("--host %s: not an IPv4 address", opt.host);
-    }
-    uint64_t started = now_ns();
-    uint64_t deadline = started + (uint64_t)(CONNECT_TIMEOUT_S * 1e9);
-    long pending = 0;
-    for (long i = 0; i < opt.connections; i++) {
-        struct conn *c = &conns[i];
-        c->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-        if (c->fd < 0) {
-            DIE_ERRNO("socket (connection %ld)", i);
-        }
-        int one = 1;
-        if (setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) != 0) {
-            DIE_ERRNO("setsockopt(TCP_NODELAY)");
-        }
-        struct epoll_event ev = {.events = EPOLLOUT, .data = {.ptr = c}};
-        if (epoll_ctl(epfd, EPOLL_CTL_ADD, c->fd, &ev) != 0) {
-            DIE_ERRNO("epoll_ctl(ADD, fd %d)", c->fd);
-        }
-        if (connect(c->fd, (struct sockaddr *)&addr, sizeof addr) != 0 && errno != EINPROGRESS) {
-            DIE_ERRNO("connect to %s:%d (connection %ld)", opt.host, opt.port, i);
-        }
-        c->want_out = 1; /* here: connect not yet confirmed */
-        pending++;
-    }
-    struct epoll_event events[MAX_EVENTS];
-    while (pending > 0) {
-        uint64_t now = now_ns();
-        if (now >= deadline) {
-            die("%ld of %ld connections to %s:%d not established after %.0f s", pending,
-                opt.connections, opt.host, opt.port, CONNECT_TIMEOUT_S);
-        }
-        int n = epoll_wait(epfd, events, MAX_EVENTS, ms_until(now, deadline));
-        if (n < 0) {
-            if (errno == EINTR) {
-                continue;
-            }
-            DIE_ERRNO("epoll_wait");
-        }
-        for (int i = 0; i < n; i++) {
-            struct conn *c = events[i].data.ptr;
-            if (!c->want_out) {
-                continue;
-            }
-            int err = 0;
-            socklen_t len = sizeof err;
-            if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0) {
-                DIE_ERRNO("getsockopt(SO_ERROR)");
-            }
-            if (err != 0) {
-                die("connect to %s:%d (connection %ld): %s", opt.host, opt.port,
-                    (long)(c - conns), strerror(err));
-            }
-            set_events(c, EPOLLIN);
-            c->want_out = 0;
-            pending--;
-        }
-    }
-    fprintf(stderr, "loadgen: %ld connections to %s:%d up in %.3f s\n", opt.connections, opt.host,
-            opt.port, (double)(now_ns() - started) / 1e9);
 }
 
 static void print_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -424,39 +567,76 @@ static void print_line(const char *fmt, ...) {
     }
 }
 
+static void set_up(void) {
+    long total = opt.idle + opt.connections;
+    raise_fd_limit(total + 16);
+    conns = calloc((size_t)total, sizeof *conns);
+    requests = calloc((size_t)opt.connections, (size_t)opt.size);
+    thinking.slot = calloc((size_t)opt.connections, sizeof *thinking.slot);
+    thinking.due = calloc((size_t)opt.connections, sizeof *thinking.due);
+    if (conns == NULL || requests == NULL || thinking.slot == NULL || thinking.due == NULL) {
+        die("out of memory for %ld connections", total);
+    }
+    for (long i = 0; i < total; i++) {
+        conns[i].fd = -1;
+        conns[i].state = IDLE;
+    }
+    for (long i = 0; i < opt.connections; i++) {
+        struct conn *c = &conns[opt.idle + i];
+        c->tx = requests + (size_t)i * (size_t)opt.size;
+        for (long j = PROTOCOL_HEADER_BYTES; j < opt.size; j++) {
+            c->tx[j] = (unsigned char)('a' + (i + j) % 26);
+        }
+        put_be32(c->tx, (uint32_t)opt.size);
+        put_be32(c->tx + 4, (uint32_t)opt.reply);
+    }
+    memset(&server, 0, sizeof server);
+    server.sin_family = AF_INET;
+    server.sin_port = htons((uint16_t)opt.port);
+    if (inet_pton(AF_INET, opt.host, &server.sin_addr) != 1) {
+        die("--host %s: not an IPv4 address", opt.host);
+    }
+    spread_sources = opt.mode == MODE_CRR && (ntohl(server.sin_addr.s_addr) >> 24) == 127;
+    epfd = epoll_create1(EPOLL_CLOEXEC);
+    if (epfd < 0) {
+        DIE_ERRNO("epoll_create1");
+    }
+}
+
+static void tear_down(void) {
+    for (long i = 0; i < opt.idle + opt.connections; i++) {
+        if (conns[i].fd >= 0) {
+            close_fd(&conns[i]);
+        }
+    }
+    if (close(epfd) != 0) {
+        DIE_ERRNO("close(epoll fd)");
+    }
+}
+
 int main(int argc, char **argv) {
     opt = parse_options(argc, argv);
     if (signal(SIGPIPE, SIG_IGN) == SIG_ERR) {
         DIE_ERRNO("signal(SIGPIPE)");
     }
-    raise_fd_limit(opt.connections + 16);
+    set_up();
 
-    conns = calloc((size_t)opt.connections, sizeof *conns);
-    unsigned char *buffers = calloc((size_t)opt.connections, 2 * (size_t)opt.size);
-    if (conns == NULL || buffers == NULL) {
-        die("out of memory for %ld connections of %ld bytes", opt.connections, opt.size);
+    uint64_t started = now_ns();
+    establish(0, opt.idle, IDLE);
+    if (opt.mode == MODE_RR) {
+        establish(opt.idle, opt.connections, THINKING);
     }
-    for (long i = 0; i < opt.connections; i++) {
-        conns[i].tx = buffers + (size_t)i * 2 * (size_t)opt.size;
-        conns[i].rx = conns[i].tx + opt.size;
-        for (long j = 0; j < opt.size; j++) {
-            conns[i].tx[j] = (unsigned char)('a' + (i + j) % 26);
-        }
-    }
-
-    epfd = epoll_create1(EPOLL_CLOEXEC);
-    if (epfd < 0) {
-        DIE_ERRNO("epoll_create1");
-    }
-    connect_all();
-    alive = opt.connections;
+    fprintf(stderr, "loadgen: %ld idle and %ld active connections to %s:%d up in %.3f s\n", opt.idle,
+            opt.mode == MODE_RR ? opt.connections : 0, opt.host, opt.port, (double)(now_ns() - started) / 1e9);
+    active_alive = opt.connections;
 
     uint64_t start = now_ns();
     uint64_t warmup_end = start + (uint64_t)(opt.warmup * 1e9);
     uint64_t end = warmup_end + (uint64_t)(opt.seconds * 1e9);
-    uint64_t measure_start = 0, measure_end = 0;
+    uint64_t measure_start = 0;
+    uint64_t measure_end = 0;
     for (long i = 0; i < opt.connections; i++) {
-        start_message(&conns[i], start);
+        begin_request(&conns[opt.idle + i], start);
     }
 
     struct epoll_event events[MAX_EVENTS];
@@ -471,45 +651,33 @@ int main(int argc, char **argv) {
             measure_end = now;
             break;
         }
-        int n = epoll_wait(epfd, events, MAX_EVENTS, ms_until(now, measuring ? end : warmup_end));
-        if (n < 0) {
-            if (errno == EINTR) {
-                continue;
-            }
-            DIE_ERRNO("epoll_wait");
+        while (thinking.count > 0 && thinking.due[thinking.head] <= now) {
+            struct conn *c = &conns[thinking.slot[thinking.head]];
+            thinking.head = (thinking.head + 1) % opt.connections;
+            thinking.count--;
+            begin_request(c, now);
+        }
+        uint64_t deadline = measuring ? end : warmup_end;
+        if (thinking.count > 0 && thinking.due[thinking.head] < deadline) {
+            deadline = thinking.due[thinking.head];
+        }
+        int n = wait_events(events, now, deadline);
+        if (n > 0) {
+            now = now_ns();
         }
         for (int i = 0; i < n; i++) {
-            struct conn *c = events[i].data.ptr;
-            uint32_t ev = events[i].events;
-            if (c->fd < 0) {
-                continue;
-            }
-            if (ev & EPOLLOUT) {
-                if (!send_rest(c)) {
-                    continue;
-                }
-            }
-            if (ev & (EPOLLIN | EPOLLERR | EPOLLHUP)) {
-                /* recv reports an error or end of stream itself. */
-                receive(c);
-            }
+            handle_event(events[i].data.ptr, events[i].events, now);
         }
     }
 
     double seconds = (double)(measure_end - measure_start) / 1e9;
-    print_line("result requests=%llu seconds=%.3f p50_us=%.1f p99_us=%.1f errors=%llu\n",
+    print_line("result requests=%llu seconds=%.3f p50_us=%.1f p99_us=%.1f errors=%llu total_requests=%llu\n",
                (unsigned long long)measured_requests, seconds, histogram_quantile(0.50) / 1e3,
-               histogram_quantile(0.99) / 1e3, (unsigned long long)errors);
-
-    for (long i = 0; i < opt.connections; i++) {
-        if (conns[i].fd >= 0 && close(conns[i].fd) != 0) {
-            DIE_ERRNO("close(fd %d)", conns[i].fd);
-        }
-    }
-    if (close(epfd) != 0) {
-        DIE_ERRNO("close(epoll fd)");
-    }
-    free(buffers);
+               histogram_quantile(0.99) / 1e3, (unsigned long long)errors, (unsigned long long)total_requests);
+    tear_down();
+    free(thinking.slot);
+    free(thinking.due);
+    free(requests);
     free(conns);
     return 0;
 }

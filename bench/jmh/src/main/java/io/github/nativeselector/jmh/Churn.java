@@ -1,8 +1,7 @@
 package io.github.nativeselector.jmh;
 
+import io.github.nativeselector.bench.selectors.SelectorKind.Ids;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.nio.channels.DatagramChannel;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
@@ -42,24 +41,25 @@ import org.openjdk.jmh.annotations.Warmup;
  * </ul>
  *
  * <p>{@code batchThreshold} is {@code nativeselector.batchThreshold}: 1 applies every change as
- * it is made, 64 (the default) applies a full batch at once. The JDK's selector ignores it and
- * holds every change until the next select; its two rows are two measurements of the same thing.
+ * it is made, N applies N queued changes at once (64 is the default); a select applies what is
+ * queued whatever the threshold. The JDK's selectors ignore it and hold every change until the
+ * next select: their rows for the thresholds are repeated measurements of the same thing.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(value = 1, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED"})
+@Fork(value = 1, jvmArgsAppend = {Fixtures.NATIVE_ACCESS, Fixtures.JDK_POLL_ACCESS})
 public class Churn {
 
     static final int IDLE = 1000;
     static final int WINDOW = 64;
 
-    @Param({Selectors.IO_URING, Selectors.EPOLL, Selectors.JDK})
+    @Param({Ids.IO_URING, Ids.EPOLL, Ids.POLLSET, Ids.JDK, Ids.JDK_POLL})
     public String backend;
 
-    @Param({"1", "64"})
+    @Param({"1", "8", "64", "512"})
     public int batchThreshold;
 
     private Selector selector;
@@ -71,27 +71,20 @@ public class Churn {
 
     @Setup(Level.Trial)
     public void setUp() throws IOException {
-        selector = Selectors.open(backend, batchThreshold);
+        selector = Fixtures.open(backend, batchThreshold);
         idle = new DatagramChannel[IDLE];
         idleKeys = new SelectionKey[IDLE];
         for (int i = 0; i < IDLE; i++) {
-            idle[i] = openChannel();
+            idle[i] = Fixtures.udpChannel();
             idleKeys[i] = idle[i].register(selector, SelectionKey.OP_READ);
         }
         spare = new DatagramChannel[WINDOW];
         for (int i = 0; i < WINDOW; i++) {
-            spare[i] = openChannel();
+            spare[i] = Fixtures.udpChannel();
         }
         if (selector.selectNow() != 0) {
             throw new IllegalStateException("an idle channel was reported ready");
         }
-    }
-
-    private static DatagramChannel openChannel() throws IOException {
-        DatagramChannel channel = DatagramChannel.open();
-        channel.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-        channel.configureBlocking(false);
-        return channel;
     }
 
     @Benchmark
@@ -137,17 +130,9 @@ public class Churn {
     public void tearDown() throws IOException {
         System.out.println();
         System.out.println("Churn backend=" + backend + " batchThreshold=" + batchThreshold + " "
-                + Selectors.describe(selector));
+                + Fixtures.counters(selector));
         selector.close();
-        for (DatagramChannel channel : idle) {
-            if (channel != null) {
-                channel.close();
-            }
-        }
-        for (DatagramChannel channel : spare) {
-            if (channel != null) {
-                channel.close();
-            }
-        }
+        Fixtures.closeAll(idle);
+        Fixtures.closeAll(spare);
     }
 }

@@ -1,8 +1,7 @@
 package io.github.nativeselector.jmh;
 
+import io.github.nativeselector.bench.selectors.SelectorKind.Ids;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
 import java.nio.channels.Pipe;
@@ -36,17 +35,18 @@ import org.openjdk.jmh.annotations.Warmup;
  *
  * <p>What it shows: epoll and the JDK's selector (also epoll) pay one {@code epoll_wait}; the
  * io_uring backend re-arms the ready channel's one-shot poll, and its cost per select should not
- * grow with the number of idle registrations either.
+ * grow with the number of idle registrations either. The JDK's poll selector hands the kernel
+ * every registered descriptor at each select, so its cost grows with N.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(value = 1, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED"})
+@Fork(value = 1, jvmArgsAppend = {Fixtures.NATIVE_ACCESS, Fixtures.JDK_POLL_ACCESS})
 public class SelectCost {
 
-    @Param({Selectors.IO_URING, Selectors.EPOLL, Selectors.JDK})
+    @Param({Ids.IO_URING, Ids.EPOLL, Ids.POLLSET, Ids.JDK, Ids.JDK_POLL})
     public String backend;
 
     /** Idle registered channels besides the ready pipe. */
@@ -60,15 +60,11 @@ public class SelectCost {
 
     @Setup(Level.Trial)
     public void setUp() throws IOException {
-        selector = Selectors.open(backend, 64);
-        InetSocketAddress loopback = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+        selector = Fixtures.open(backend, 64);
         idle = new DatagramChannel[registered];
         for (int i = 0; i < registered; i++) {
-            DatagramChannel channel = DatagramChannel.open();
-            idle[i] = channel;
-            channel.bind(loopback);
-            channel.configureBlocking(false);
-            channel.register(selector, SelectionKey.OP_READ);
+            idle[i] = Fixtures.udpChannel();
+            idle[i].register(selector, SelectionKey.OP_READ);
         }
         pipe = Pipe.open();
         pipe.source().configureBlocking(false);
@@ -110,13 +106,9 @@ public class SelectCost {
     public void tearDown() throws IOException {
         System.out.println();
         System.out.println("SelectCost backend=" + backend + " registered=" + registered + " "
-                + Selectors.describe(selector));
+                + Fixtures.counters(selector));
         selector.close();
-        for (DatagramChannel channel : idle) {
-            if (channel != null) {
-                channel.close();
-            }
-        }
+        Fixtures.closeAll(idle);
         pipe.sink().close();
         pipe.source().close();
     }

@@ -1,0 +1,22 @@
+package io.github.nativeselector.bench.server;
+
+import io.github.nativeselector.bench.selectors.SelectorCounters;
+import java.util.Optional;
+
+/** A running server of the protocol, listening on 127.0.0.1. */
+interface Server {
+
+    int port();
+
+    /** What it runs on, as the harness checks it: a selector's name ({@code epoll}, {@code jdk-poll}, ...) or a transport's. */
+    String backend();
+
+    /** The class doing the waiting, for the record: a selector class, a Netty I/O handler, the JDK's blocking sockets. */
+    String mechanism();
+
+    /** native-selector's counters summed over its selectors; empty when it has none. */
+    Optional<SelectorCounters> counters();
+
+    /** Stops serving; the process exits next, which releases whatever is left. */
+    void stop() throws Exception;
+}
