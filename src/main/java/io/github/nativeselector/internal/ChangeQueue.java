@@ -98,12 +98,20 @@ final class ChangeQueue {
         polling = handOffDuringPoll;
     }
 
-    /** After the poll: whether a flush was handed over during it, for the caller to make now. */
-    synchronized boolean pollEnded() {
-        polling = false;
-        boolean wasHandedOff = handedOff;
-        handedOff = false;
-        return wasHandedOff;
+    /**
+     * After the poll: whether a flush was handed over during it, for the caller to make now.
+     * Takes no lock for a backend that applies during a poll: nothing is ever handed over there.
+     */
+    boolean pollEnded() {
+        if (!handOffDuringPoll) {
+            return false;
+        }
+        synchronized (this) {
+            polling = false;
+            boolean wasHandedOff = handedOff;
+            handedOff = false;
+            return wasHandedOff;
+        }
     }
 
     /** Applies everything queued; throws what a flush on another thread could not. */

@@ -49,7 +49,6 @@ public final class NativeSelector extends AbstractSelector {
     });
 
     private final Backend backend;
-    private final boolean handsOffFlushes;
     private final Counters counters = new Counters();
     private final ChangeQueue changes;
     private final KeyTable table = new KeyTable();
@@ -65,7 +64,6 @@ public final class NativeSelector extends AbstractSelector {
     NativeSelector(SelectorProvider provider, Backend backend, int batchThreshold, boolean jmx) {
         super(provider);
         this.backend = backend;
-        this.handsOffFlushes = !backend.appliesDuringPoll();
         SelectorMonitoring monitoring = SelectorMonitoring.start(backend.name(), batchThreshold, counters, jmx);
         this.changes = new ChangeQueue(backend, counters, batchThreshold,
                 CLEANER.register(this, release(backend, monitoring)));
@@ -251,9 +249,6 @@ public final class NativeSelector extends AbstractSelector {
 
     /** One wait of the backend; then the flush another thread handed over during it, if any. */
     private int pollBackend(int millis) throws IOException {
-        if (!handsOffFlushes) {
-            return backend.poll(ready.address(), ready.capacity(), millis);
-        }
         boolean handedOff;
         int result;
         try {
