@@ -33,7 +33,7 @@ final class Experiments {
      * the ratios.
      */
     static Experiment thresholdSweep(Settings settings) {
-        List<Workload> load = List.of(Workload.connectRequestClose(settings.crrConnections()));
+        List<Workload> load = List.of(Workload.connectRequestClose(settings.sweepConnections()));
         List<Experiment.Trial> trials = new ArrayList<>();
         for (SelectorKind kind : NATIVE) {
             for (int threshold : settings.thresholds()) {
@@ -42,7 +42,7 @@ final class Experiments {
         }
         trials.add(new Experiment.Trial(ServerSpec.nio(SelectorKind.JDK, 1, 0), load));
         return new Experiment(THRESHOLD_SWEEP, "1. batch threshold sweep under connection churn (crr, "
-                + settings.crrConnections() + " at a time, 64 B request, 8 KiB reply)", trials);
+                + settings.sweepConnections() + " at a time, 64 B request, 8 KiB reply)", trials);
     }
 
     /** 2. Echo on a few active connections while more and more idle ones are registered. */

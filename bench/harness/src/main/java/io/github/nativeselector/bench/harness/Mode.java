@@ -8,11 +8,11 @@ import java.util.List;
  * and experiment still runs (a fraction of a second each, no warm-up).
  */
 enum Mode {
-    QUICK(new Settings(1, 1.0, 0.5, 1.0, List.of(1, 4, 16, 64, 256, 1024), List.of(0, 1000, 8000), 16, List.of(1, 2, 4),
+    QUICK(new Settings(1, 1.0, 0.5, 1.0, List.of(1, 4, 16, 64, 256, 1024), 256, List.of(0, 1000, 8000), 16, List.of(1, 2, 4),
             1700, List.of(1, 64, 1000), 64, 64)),
-    FULL(new Settings(3, 5.0, 2.0, 5.0, List.of(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024), List.of(0, 1000, 8000), 16,
+    FULL(new Settings(3, 5.0, 2.0, 5.0, List.of(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024), 256, List.of(0, 1000, 8000), 16,
             List.of(1, 2, 4, 8, 16), 1700, List.of(1, 64, 1000), 64, 64)),
-    SMOKE(new Settings(1, 0.0, 0.0, 0.3, List.of(1), List.of(100), 4, List.of(2), 50, List.of(64), 64, 8));
+    SMOKE(new Settings(1, 0.0, 0.0, 0.3, List.of(1), 8, List.of(100), 4, List.of(2), 50, List.of(64), 64, 8));
 
     final Settings settings;
 

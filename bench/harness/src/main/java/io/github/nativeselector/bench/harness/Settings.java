@@ -11,30 +11,33 @@ import java.util.List;
  * @param warmupSeconds load before each later window of the same process
  * @param measuredSeconds the measured window of each run
  * @param thresholds experiment 1: the batch thresholds swept
+ * @param sweepConnections experiment 1: connect-request-response-close slots at once; enough
+ *     that many registrations pile up between two selects, or every threshold looks alike
  * @param idleConnections experiment 2: idle connections beside the active ones
  * @param activeBesideIdle experiment 2: the active connections
  * @param selectorThreads experiment 3: selector threads
  * @param threadsExperimentConnections experiment 3: the echo connections they serve
  * @param echoConnections experiment 4: echo connection counts
  * @param echoSize echo request (and reply) size in bytes
- * @param crrConnections experiments 1 and 4: connect-request-response-close slots at once (0: no crr in experiment 4)
+ * @param crrConnections experiment 4: connect-request-response-close slots at once (0: no crr in experiment 4)
  */
 record Settings(int rounds, double jitWarmupSeconds, double warmupSeconds, double measuredSeconds, List<Integer> thresholds,
-        List<Integer> idleConnections, int activeBesideIdle, List<Integer> selectorThreads,
+        int sweepConnections, List<Integer> idleConnections, int activeBesideIdle, List<Integer> selectorThreads,
         int threadsExperimentConnections, List<Integer> echoConnections, int echoSize, int crrConnections) {
 
     Settings withRounds(int value) {
-        return new Settings(value, jitWarmupSeconds, warmupSeconds, measuredSeconds, thresholds, idleConnections, activeBesideIdle,
-                selectorThreads, threadsExperimentConnections, echoConnections, echoSize, crrConnections);
+        return new Settings(value, jitWarmupSeconds, warmupSeconds, measuredSeconds, thresholds, sweepConnections,
+                idleConnections, activeBesideIdle, selectorThreads, threadsExperimentConnections, echoConnections, echoSize,
+                crrConnections);
     }
 
     Settings withWindow(double jitWarmup, double warmup, double measured) {
-        return new Settings(rounds, jitWarmup, warmup, measured, thresholds, idleConnections, activeBesideIdle, selectorThreads,
-                threadsExperimentConnections, echoConnections, echoSize, crrConnections);
+        return new Settings(rounds, jitWarmup, warmup, measured, thresholds, sweepConnections, idleConnections,
+                activeBesideIdle, selectorThreads, threadsExperimentConnections, echoConnections, echoSize, crrConnections);
     }
 
     Settings withEcho(List<Integer> connections, int size, int crr) {
-        return new Settings(rounds, jitWarmupSeconds, warmupSeconds, measuredSeconds, thresholds, idleConnections,
+        return new Settings(rounds, jitWarmupSeconds, warmupSeconds, measuredSeconds, thresholds, sweepConnections, idleConnections,
                 activeBesideIdle, selectorThreads, threadsExperimentConnections, connections, size, crr);
     }
 }
