@@ -17,9 +17,9 @@ public record Config(BackendChoice backend, int batchThreshold, boolean jmx) {
     public static final String JMX_PROPERTY = "nativeselector.jmx";
 
     /**
-     * 64 changes: a batch then fills one 1.5 KiB buffer, a JNI crossing is shared by up to 64
-     * epoll_ctl calls, and a thread that fills the queue stalls for at most 64 of them (tens of
-     * microseconds) while it flushes. It is the chunk size IBM's pollset selector buffered in.
+     * 64 changes: where the threshold sweep and the churn benchmarks stop gaining (the README's
+     * "Why 64"), with room for bursts; a batch then fills one 1.5 KiB buffer, and a thread that
+     * fills the queue stalls for at most 64 epoll_ctl calls while it flushes.
      */
     public static final int DEFAULT_BATCH_THRESHOLD = 64;
 

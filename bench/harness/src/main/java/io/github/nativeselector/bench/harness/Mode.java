@@ -8,7 +8,7 @@ import java.util.List;
  * and experiment still runs (a fraction of a second each, no warm-up).
  */
 enum Mode {
-    QUICK(new Settings(1, 1.0, 0.5, 1.0, List.of(1, 4, 16, 64, 256, 1024), 256, List.of(0, 1000, 8000), 16, List.of(1, 2, 4),
+    QUICK(new Settings(1, 1.0, 0.5, 1.0, List.of(1, 8, 64, 512), 256, List.of(0, 1000, 8000), 16, List.of(1, 4),
             1700, List.of(1, 64, 1000), 64, 64)),
     FULL(new Settings(3, 5.0, 2.0, 5.0, List.of(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024), 256, List.of(0, 1000, 8000), 16,
             List.of(1, 2, 4, 8, 16), 1700, List.of(1, 64, 1000), 64, 64)),
