@@ -18,7 +18,7 @@ public interface SelectorCounters {
     /** Backend polls; each {@code select} makes at least one. */
     long getPolls();
 
-    /** Polls answered from completions already in user space, with no system call. */
+    /** Polls that needed no system call (io_uring, with nothing to submit and nothing to wait for). */
     long getPollsWithoutSyscall();
 
     /** Ready channels the kernel reported. */

@@ -1,6 +1,8 @@
 package io.github.nativeselector.internal;
 
+import io.github.nativeselector.SelectorCounters;
 import io.github.nativeselector.SelectorMXBean;
+import io.github.nativeselector.SelectorStats;
 import io.github.nativeselector.SelectorsMXBean;
 import java.lang.management.ManagementFactory;
 import javax.management.InstanceAlreadyExistsException;
@@ -47,12 +49,58 @@ final class SelectorMBeans {
         totalsRegistered = true;
     }
 
+    /** The counters as attributes, read from one snapshot source. */
+    private abstract static class CountersBean implements SelectorCounters {
+
+        abstract SelectorStats stats();
+
+        @Override
+        public long getBatches() {
+            return stats().batches();
+        }
+
+        @Override
+        public long getChangesApplied() {
+            return stats().changesApplied();
+        }
+
+        @Override
+        public long getKernelCallsForChanges() {
+            return stats().kernelCallsForChanges();
+        }
+
+        @Override
+        public long getPolls() {
+            return stats().polls();
+        }
+
+        @Override
+        public long getPollsWithoutSyscall() {
+            return stats().pollsWithoutSyscall();
+        }
+
+        @Override
+        public long getReadyEvents() {
+            return stats().readyEvents();
+        }
+
+        @Override
+        public long getWakeups() {
+            return stats().wakeups();
+        }
+    }
+
     /** Reads one selector's counters; holds them, not the selector. */
-    private static final class SelectorBean implements SelectorMXBean {
+    private static final class SelectorBean extends CountersBean implements SelectorMXBean {
         private final SelectorRegistry.Entry entry;
 
         SelectorBean(SelectorRegistry.Entry entry) {
             this.entry = entry;
+        }
+
+        @Override
+        SelectorStats stats() {
+            return entry.stats();
         }
 
         @Override
@@ -64,45 +112,15 @@ final class SelectorMBeans {
         public int getBatchThreshold() {
             return entry.batchThreshold();
         }
-
-        @Override
-        public long getBatches() {
-            return entry.stats().batches();
-        }
-
-        @Override
-        public long getChangesApplied() {
-            return entry.stats().changesApplied();
-        }
-
-        @Override
-        public long getKernelCallsForChanges() {
-            return entry.stats().kernelCallsForChanges();
-        }
-
-        @Override
-        public long getPolls() {
-            return entry.stats().polls();
-        }
-
-        @Override
-        public long getPollsWithoutSyscall() {
-            return entry.stats().pollsWithoutSyscall();
-        }
-
-        @Override
-        public long getReadyEvents() {
-            return entry.stats().readyEvents();
-        }
-
-        @Override
-        public long getWakeups() {
-            return entry.stats().wakeups();
-        }
     }
 
     /** Reads the registry's totals. */
-    private static final class TotalsBean implements SelectorsMXBean {
+    private static final class TotalsBean extends CountersBean implements SelectorsMXBean {
+
+        @Override
+        SelectorStats stats() {
+            return SelectorRegistry.totals();
+        }
 
         @Override
         public int getOpenSelectors() {
@@ -112,41 +130,6 @@ final class SelectorMBeans {
         @Override
         public long getSelectorsOpened() {
             return SelectorRegistry.openedCount();
-        }
-
-        @Override
-        public long getBatches() {
-            return SelectorRegistry.totals().batches();
-        }
-
-        @Override
-        public long getChangesApplied() {
-            return SelectorRegistry.totals().changesApplied();
-        }
-
-        @Override
-        public long getKernelCallsForChanges() {
-            return SelectorRegistry.totals().kernelCallsForChanges();
-        }
-
-        @Override
-        public long getPolls() {
-            return SelectorRegistry.totals().polls();
-        }
-
-        @Override
-        public long getPollsWithoutSyscall() {
-            return SelectorRegistry.totals().pollsWithoutSyscall();
-        }
-
-        @Override
-        public long getReadyEvents() {
-            return SelectorRegistry.totals().readyEvents();
-        }
-
-        @Override
-        public long getWakeups() {
-            return SelectorRegistry.totals().wakeups();
         }
     }
 }
