@@ -35,4 +35,16 @@ public record SelectorStats(
     public static Optional<SelectorStats> of(Selector selector) {
         return selector instanceof NativeSelector ns ? Optional.of(ns.stats()) : Optional.empty();
     }
+
+    /** These counters plus {@code other}'s, under this snapshot's backend: totals over selectors. */
+    public SelectorStats plus(SelectorStats other) {
+        return new SelectorStats(backend,
+                batches + other.batches,
+                changesApplied + other.changesApplied,
+                kernelCallsForChanges + other.kernelCallsForChanges,
+                polls + other.polls,
+                pollsWithoutSyscall + other.pollsWithoutSyscall,
+                readyEvents + other.readyEvents,
+                wakeups + other.wakeups);
+    }
 }

@@ -42,7 +42,7 @@ final class SelectorRegistry {
     /** Moves the selector's counters into the closed selectors' totals; a second call does nothing. */
     static synchronized void remove(Entry entry) {
         if (OPEN.remove(entry.id()) != null) {
-            closedTotals = sum(closedTotals, entry.stats());
+            closedTotals = closedTotals.plus(entry.stats());
         }
     }
 
@@ -62,19 +62,8 @@ final class SelectorRegistry {
     static synchronized SelectorStats totals() {
         SelectorStats totals = closedTotals;
         for (Entry entry : OPEN.values()) {
-            totals = sum(totals, entry.stats());
+            totals = totals.plus(entry.stats());
         }
         return totals;
-    }
-
-    private static SelectorStats sum(SelectorStats a, SelectorStats b) {
-        return new SelectorStats(ALL_BACKENDS,
-                a.batches() + b.batches(),
-                a.changesApplied() + b.changesApplied(),
-                a.kernelCallsForChanges() + b.kernelCallsForChanges(),
-                a.polls() + b.polls(),
-                a.pollsWithoutSyscall() + b.pollsWithoutSyscall(),
-                a.readyEvents() + b.readyEvents(),
-                a.wakeups() + b.wakeups());
     }
 }

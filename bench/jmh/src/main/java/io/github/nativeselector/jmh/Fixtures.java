@@ -47,7 +47,7 @@ final class Fixtures {
 
     /** One line for the fork's log: the selector's counters, or a note that it has none. */
     static String counters(Selector selector) {
-        return SelectorCounters.of(List.of(selector)).map(c -> "stats " + c.fields())
+        return SelectorCounters.of(List.of(selector)).map(c -> "stats " + SelectorCounters.fields(c))
                 .orElse("stats: none (" + selector.getClass().getName() + ")");
     }
 }

@@ -1,5 +1,6 @@
 package io.github.nativeselector.bench.server;
 
+import io.github.nativeselector.SelectorStats;
 import io.github.nativeselector.bench.selectors.SelectorCounters;
 import io.github.nativeselector.bench.selectors.SelectorKind;
 import io.netty.bootstrap.ServerBootstrap;
@@ -114,7 +115,7 @@ final class NettyServer implements Server {
     }
 
     @Override
-    public Optional<SelectorCounters> counters() {
+    public Optional<SelectorStats> counters() {
         return provider == null ? Optional.empty() : SelectorCounters.of(provider.selectors());
     }
 

@@ -1,5 +1,6 @@
 package io.github.nativeselector.bench.server;
 
+import io.github.nativeselector.SelectorStats;
 import io.github.nativeselector.bench.selectors.SelectorCounters;
 import io.github.nativeselector.bench.selectors.SelectorKind;
 import java.io.IOException;
@@ -73,7 +74,7 @@ final class SelectorServer implements Server {
     }
 
     @Override
-    public Optional<SelectorCounters> counters() {
+    public Optional<SelectorStats> counters() {
         return SelectorCounters.of(selectors);
     }
 

@@ -1,6 +1,6 @@
 package io.github.nativeselector.bench.server;
 
-import io.github.nativeselector.bench.selectors.SelectorCounters;
+import io.github.nativeselector.SelectorStats;
 import java.util.Optional;
 
 /** A running server of the protocol, listening on 127.0.0.1. */
@@ -15,7 +15,7 @@ interface Server {
     String mechanism();
 
     /** native-selector's counters summed over its selectors; empty when it has none. */
-    Optional<SelectorCounters> counters();
+    Optional<SelectorStats> counters();
 
     /** Stops serving; the process exits next, which releases whatever is left. */
     void stop() throws Exception;

@@ -1,6 +1,6 @@
 package io.github.nativeselector.bench.server;
 
-import io.github.nativeselector.bench.selectors.SelectorCounters;
+import io.github.nativeselector.SelectorStats;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -131,7 +131,7 @@ final class ThreadPerConnectionServer implements Server {
     }
 
     @Override
-    public Optional<SelectorCounters> counters() {
+    public Optional<SelectorStats> counters() {
         return Optional.empty();
     }
 
