@@ -1,27 +1,22 @@
 package io.github.nativeselector.bench.server;
 
+import io.github.nativeselector.NativeSelectorProvider;
 import io.github.nativeselector.bench.selectors.SelectorKind;
 import java.io.IOException;
-import java.net.ProtocolFamily;
-import java.nio.channels.DatagramChannel;
-import java.nio.channels.Pipe;
 import java.nio.channels.Selector;
-import java.nio.channels.ServerSocketChannel;
-import java.nio.channels.SocketChannel;
 import java.nio.channels.spi.AbstractSelector;
-import java.nio.channels.spi.SelectorProvider;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * The provider handed to Netty's NIO transport: its selectors are of one {@link SelectorKind}
- * and are kept, so that the server can report their counters; channels are the JDK's own.
+ * and are kept, so that the server can report their counters; channels are the JDK's own, as
+ * {@link NativeSelectorProvider} opens them.
  */
-final class RecordingSelectorProvider extends SelectorProvider {
+final class RecordingSelectorProvider extends NativeSelectorProvider {
 
     private final SelectorKind kind;
     private final int batchThreshold;
-    private final SelectorProvider channels = SelectorProvider.provider();
     private final List<Selector> selectors = new CopyOnWriteArrayList<>();
 
     RecordingSelectorProvider(SelectorKind kind, int batchThreshold) {
@@ -38,40 +33,5 @@ final class RecordingSelectorProvider extends SelectorProvider {
         Selector selector = kind.open(batchThreshold);
         selectors.add(selector);
         return (AbstractSelector) selector;
-    }
-
-    @Override
-    public DatagramChannel openDatagramChannel() throws IOException {
-        return channels.openDatagramChannel();
-    }
-
-    @Override
-    public DatagramChannel openDatagramChannel(ProtocolFamily family) throws IOException {
-        return channels.openDatagramChannel(family);
-    }
-
-    @Override
-    public Pipe openPipe() throws IOException {
-        return channels.openPipe();
-    }
-
-    @Override
-    public ServerSocketChannel openServerSocketChannel() throws IOException {
-        return channels.openServerSocketChannel();
-    }
-
-    @Override
-    public ServerSocketChannel openServerSocketChannel(ProtocolFamily family) throws IOException {
-        return channels.openServerSocketChannel(family);
-    }
-
-    @Override
-    public SocketChannel openSocketChannel() throws IOException {
-        return channels.openSocketChannel();
-    }
-
-    @Override
-    public SocketChannel openSocketChannel(ProtocolFamily family) throws IOException {
-        return channels.openSocketChannel(family);
     }
 }
