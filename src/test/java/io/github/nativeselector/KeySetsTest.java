@@ -172,8 +172,15 @@ class KeySetsTest {
             Set<SelectionKey> selected = sel.selectedKeys();
             assertEquals(Set.of(ka, kb, kc), new HashSet<>(selected));
 
+            // The contract says UnsupportedOperationException whatever the argument.
+            @SuppressWarnings({"unchecked", "rawtypes"})
+            Set<Object> raw = (Set) selected;
+            assertThrows(UnsupportedOperationException.class, () -> raw.add(new Object()));
+            assertThrows(UnsupportedOperationException.class, () -> raw.add(null));
+            assertThrows(UnsupportedOperationException.class, () -> raw.addAll(List.of(new Object())));
             assertThrows(UnsupportedOperationException.class, () -> selected.add(ka));
             assertThrows(UnsupportedOperationException.class, () -> selected.addAll(Set.of(ka)));
+            assertThrows(UnsupportedOperationException.class, () -> selected.addAll(Set.of()));
             assertEquals(3, selected.size());
 
             assertTrue(selected.remove(ka));

@@ -53,6 +53,52 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class RaceTest {
 
+    /**
+     * The selectors whose {@code register} returns a key another thread cancelled meanwhile: the
+     * native ones, and the JDK's from 21 on (JDK 17's selector throws CancelledKeyException
+     * there, which OpenJDK fixed after 17).
+     */
+    static java.util.stream.Stream<TestSelectors> registerReturnsConcurrentlyCancelledKeys() {
+        return TestSelectors.all().filter(s -> s.isNative() || Runtime.version().feature() >= 21);
+    }
+
+    @ParameterizedTest
+    @MethodSource("registerReturnsConcurrentlyCancelledKeys")
+    @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void registerWhileAnotherThreadCancelsThroughTheKeySet(TestSelectors selectors) throws Exception {
+        int rounds = 20_000;
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        AtomicBoolean done = new AtomicBoolean();
+        try (Selector selector = selectors.open(); ContractChannels.PipePair pipe = ContractChannels.PipePair.open()) {
+            pipe.source.configureBlocking(false);
+            Thread canceller = start("canceller", failure, () -> {
+                while (!done.get()) {
+                    for (SelectionKey key : selector.keys()) {
+                        key.cancel();
+                    }
+                }
+            });
+            try {
+                for (int i = 0; i < rounds && failure.get() == null; i++) {
+                    SelectionKey key = pipe.source.register(selector, SelectionKey.OP_READ);
+                    assertTrue(key.channel() == pipe.source && key.selector() == selector);
+                    key.cancel();
+                    // The canceller may still be between invalidating the key and queuing it.
+                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(BOUND_SECONDS);
+                    do {
+                        selector.selectNow();
+                    } while (pipe.source.isRegistered() && System.nanoTime() < deadline);
+                }
+            } finally {
+                done.set(true);
+                joinWithin(canceller, "the canceller");
+            }
+        }
+        if (failure.get() != null) {
+            fail(failure.get());
+        }
+    }
+
     @ParameterizedTest
     @MethodSource("io.github.nativeselector.TestSelectors#all")
     @Timeout(value = 30, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)

@@ -16,6 +16,13 @@ final class ChangeBatch {
     static final int OP_MOD = 2;
     static final int OP_DEL = 3;
 
+    /**
+     * A key's {@code registeredEvents} after a batch holding its change failed as a whole: what
+     * the kernel holds is not known, so the next change to the key is sent whatever it is (every
+     * backend takes an add of a registered fd, and a modification of an absent one).
+     */
+    static final int UNKNOWN_EVENTS = -1;
+
     private static final int RECORD_SIZE = 24;
     private static final int TOKEN = 0;
     private static final int FD = 8;
@@ -50,39 +57,47 @@ final class ChangeBatch {
 
     /**
      * Applies the batch and records on each key the events the kernel now has for it. A change
-     * the kernel refused leaves its key as it was and is reported once the rest are applied.
+     * the kernel refused leaves its key as the kernel has it. A batch the backend could not apply
+     * at all leaves its keys' kernel state unknown: they are marked so and handed back to
+     * {@code queue}, which sends their changes again with its next flush. The batch is empty
+     * afterwards whatever happened.
+     *
+     * @return the first failure (the others suppressed in it), or null when every change was applied
      */
-    void apply(Backend backend, Counters counters, boolean sync) throws IOException {
+    IOException apply(Backend backend, Counters counters, boolean sync, ChangeQueue queue) {
         if (size == 0) {
-            return;
+            return null;
         }
+        int count = size;
+        size = 0;
         int calls;
         try {
-            calls = backend.apply(address, size, sync);
+            calls = backend.apply(address, count, sync);
         } catch (IOException e) {
-            // The kernel's view of these keys is unknown: the next change to each is sent whole.
-            java.util.Arrays.fill(keys, 0, size, null);
-            size = 0;
-            throw e;
+            for (int i = 0; i < count; i++) {
+                NativeSelectionKey key = keys[i];
+                keys[i] = null;
+                key.registeredEvents = UNKNOWN_EVENTS;
+                queue.requeue(key);
+            }
+            return e;
         }
-        counters.batchApplied(size, calls);
+        counters.batchApplied(count, calls);
         IOException failure = null;
-        for (int i = 0; i < size; i++) {
+        for (int i = 0; i < count; i++) {
             NativeSelectionKey key = keys[i];
             keys[i] = null;
             int at = i * RECORD_SIZE;
             int error = records.getInt(at + ERROR);
             if (error == 0) {
                 key.registeredEvents = records.getInt(at + OP) == OP_DEL ? 0 : records.getInt(at + EVENTS);
-            } else if (failure == null) {
-                failure = new IOException(backend.name() + ": " + opName(records.getInt(at + OP)) + " of fd "
-                        + key.fd + " failed: " + Errno.describe(error) + " (errno " + error + ")");
+            } else {
+                failure = ChangeQueue.firstOf(failure, new IOException(backend.name() + ": "
+                        + opName(records.getInt(at + OP)) + " of fd " + key.fd + " failed: "
+                        + Errno.describe(error) + " (errno " + error + ")"));
             }
         }
-        size = 0;
-        if (failure != null) {
-            throw failure;
-        }
+        return failure;
     }
 
     private static String opName(int op) {

@@ -38,7 +38,10 @@ final class ChangeQueue {
     private final int threshold;
     private final boolean handOffDuringPoll;
     private final ChangeBatch batch;
+    /** Keys queued since the last flush; a flush swaps it with {@code flushing}. */
     private NativeSelectionKey[] pending;
+    /** The keys a flush is sending, so that keys it hands back queue up for the next flush. */
+    private NativeSelectionKey[] flushing;
     private int size;
     private boolean polling;
     private boolean handedOff;
@@ -56,6 +59,7 @@ final class ChangeQueue {
         this.threshold = threshold;
         this.handOffDuringPoll = !backend.appliesDuringPoll();
         this.pending = new NativeSelectionKey[threshold];
+        this.flushing = new NativeSelectionKey[threshold];
         this.batch = new ChangeBatch(Math.max(threshold, MIN_BATCH_CAPACITY));
     }
 
@@ -67,24 +71,28 @@ final class ChangeQueue {
         if (closed || key.queued) {
             return;
         }
-        key.queued = true;
-        if (size == pending.length) {
-            pending = Arrays.copyOf(pending, size * 2);
-        }
-        pending[size++] = key;
+        enqueue(key);
         if (size >= threshold && !handedOff) {
-            try {
-                if (polling) {
-                    handedOff = true;
+            if (polling) {
+                handedOff = true;
+                try {
                     backend.wakeup();
-                } else {
-                    flushPending(true);
+                } catch (IOException e) {
+                    deferFailure(e);
                 }
-            } catch (IOException e) {
-                if (deferredFailure == null) {
-                    deferredFailure = e;
-                }
+            } else {
+                deferFailure(flushPending(true));
             }
+        }
+    }
+
+    /**
+     * Queues again, for the next flush, a valid key whose change a batch could not apply
+     * ({@link ChangeBatch#apply}); a cancelled key's removal is the selector's to try again.
+     */
+    void requeue(NativeSelectionKey key) {
+        if (!closed && !key.queued && key.isValid()) {
+            enqueue(key);
         }
     }
 
@@ -114,32 +122,41 @@ final class ChangeQueue {
         }
     }
 
-    /** Applies everything queued; throws what a flush on another thread could not. */
+    /**
+     * Applies everything queued; then throws the first failure, of this flush or of one made
+     * at the threshold on another thread since the last call.
+     */
     synchronized void flush() throws IOException {
         IOException failure = deferredFailure;
-        if (failure != null) {
-            deferredFailure = null;
-            throw failure;
-        }
+        deferredFailure = null;
         if (size > 0) {
-            flushPending(false);
+            failure = firstOf(failure, flushPending(false));
+        }
+        if (failure != null) {
+            throw failure;
         }
     }
 
     /**
      * Removes cancelled keys from the kernel, synchronously: their channels' fds may be closed
-     * as soon as this returns. Their entries in the queue are dropped at the next flush.
+     * as soon as this returns, for the keys it took out ({@link NativeSelectionKey#isOutOfKernel}).
+     * Every removal is tried, whatever others do. Their entries in the queue are dropped at the
+     * next flush.
+     *
+     * @return the first failure, or null when every key is out of the kernel
      */
-    synchronized void removeFromKernel(List<NativeSelectionKey> cancelled) throws IOException {
+    synchronized IOException removeFromKernel(List<NativeSelectionKey> cancelled) {
         if (closed) {
-            return;
+            return null;
         }
-        for (NativeSelectionKey key : cancelled) {
-            if (key.registeredEvents != 0) {
-                addToBatch(key, ChangeBatch.OP_DEL, 0, true);
+        IOException failure = null;
+        for (int i = 0; i < cancelled.size(); i++) {
+            NativeSelectionKey key = cancelled.get(i);
+            if (!key.isOutOfKernel()) {
+                failure = firstOf(failure, addToBatch(key, ChangeBatch.OP_DEL, 0, true));
             }
         }
-        batch.apply(backend, counters, true);
+        return firstOf(failure, batch.apply(backend, counters, true, this));
     }
 
     /** Closes the backend; nothing reaches it afterwards. */
@@ -152,11 +169,48 @@ final class ChangeQueue {
         }
     }
 
-    /** @param sync as {@link Backend#apply}: false only for the selector's own flush before it polls */
-    private void flushPending(boolean sync) throws IOException {
-        for (int i = 0; i < size; i++) {
-            NativeSelectionKey key = pending[i];
-            pending[i] = null;
+    /** {@code first}, or {@code next} when there is no first; a second failure is suppressed in the first. */
+    static IOException firstOf(IOException first, IOException next) {
+        if (first == null) {
+            return next;
+        }
+        if (next != null) {
+            first.addSuppressed(next);
+        }
+        return first;
+    }
+
+    private void enqueue(NativeSelectionKey key) {
+        key.queued = true;
+        if (size == pending.length) {
+            pending = Arrays.copyOf(pending, size * 2);
+        }
+        pending[size++] = key;
+    }
+
+    /** Keeps the first failure for the next select; later ones until then are dropped, not piled up. */
+    private void deferFailure(IOException e) {
+        if (deferredFailure == null) {
+            deferredFailure = e;
+        }
+    }
+
+    /**
+     * Sends every queued key's change; a key whose batch fails as a whole is queued again.
+     *
+     * @param sync as {@link Backend#apply}: false only for the selector's own flush before it polls
+     * @return the first failure, or null
+     */
+    private IOException flushPending(boolean sync) {
+        NativeSelectionKey[] keys = pending;
+        int count = size;
+        pending = flushing;
+        flushing = keys;
+        size = 0;
+        IOException failure = null;
+        for (int i = 0; i < count; i++) {
+            NativeSelectionKey key = keys[i];
+            keys[i] = null;
             key.queued = false;
             if (!key.isValid()) {
                 continue;
@@ -166,17 +220,16 @@ final class ChangeQueue {
             if (events != registered) {
                 int op = events == 0 ? ChangeBatch.OP_DEL
                         : registered == 0 ? ChangeBatch.OP_ADD : ChangeBatch.OP_MOD;
-                addToBatch(key, op, events, sync);
+                failure = firstOf(failure, addToBatch(key, op, events, sync));
             }
         }
-        size = 0;
-        batch.apply(backend, counters, sync);
+        return firstOf(failure, batch.apply(backend, counters, sync, this));
     }
 
-    private void addToBatch(NativeSelectionKey key, int op, int events, boolean sync) throws IOException {
-        if (batch.isFull()) {
-            batch.apply(backend, counters, sync);
-        }
+    /** Adds a change to the batch, applying the batch first when it is full; returns that failure. */
+    private IOException addToBatch(NativeSelectionKey key, int op, int events, boolean sync) {
+        IOException failure = batch.isFull() ? batch.apply(backend, counters, sync, this) : null;
         batch.add(key, op, events);
+        return failure;
     }
 }

@@ -23,10 +23,18 @@ public record Config(BackendChoice backend, int batchThreshold, boolean jmx) {
      */
     public static final int DEFAULT_BATCH_THRESHOLD = 64;
 
+    /**
+     * The largest threshold: a batch of this many changes takes 24 bytes each off-heap (1.5 MiB)
+     * and the queue two arrays of references; far beyond where batching stops paying (64), and
+     * far below where a heap or the direct-memory limit could refuse it.
+     */
+    public static final int MAX_BATCH_THRESHOLD = 65_536;
+
+    private static final String THRESHOLD_RANGE = "must be an integer from 1 to " + MAX_BATCH_THRESHOLD;
+
     public Config {
-        if (batchThreshold < 1) {
-            throw new IllegalArgumentException(
-                    THRESHOLD_PROPERTY + "=" + batchThreshold + ": must be an integer of at least 1");
+        if (batchThreshold < 1 || batchThreshold > MAX_BATCH_THRESHOLD) {
+            throw new IllegalArgumentException(THRESHOLD_PROPERTY + "=" + batchThreshold + ": " + THRESHOLD_RANGE);
         }
     }
 
@@ -68,8 +76,7 @@ public record Config(BackendChoice backend, int batchThreshold, boolean jmx) {
         try {
             return Integer.parseInt(value.trim());
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(
-                    THRESHOLD_PROPERTY + "=" + value + ": must be an integer of at least 1", e);
+            throw new IllegalArgumentException(THRESHOLD_PROPERTY + "=" + value + ": " + THRESHOLD_RANGE, e);
         }
     }
 }

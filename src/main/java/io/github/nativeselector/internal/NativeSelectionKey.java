@@ -37,6 +37,7 @@ public final class NativeSelectionKey extends AbstractSelectionKey {
     int readyOps;
     int selectedIndex = -1;
     boolean queued;
+    /** The events the kernel holds for the key, or {@link ChangeBatch#UNKNOWN_EVENTS}. */
     int registeredEvents;
 
     NativeSelectionKey(NativeSelector selector, SelectableChannel channel, int fd) {
@@ -107,6 +108,11 @@ public final class NativeSelectionKey extends AbstractSelectionKey {
     /** The interest set as kernel events, for the change queue. */
     int interestEvents() {
         return kind.interestEvents(interestOps);
+    }
+
+    /** Whether the kernel holds no registration for this key (read under, or after, the change queue's lock). */
+    boolean isOutOfKernel() {
+        return registeredEvents == 0;
     }
 
     /** The interest set without the validity check, for the selector's translation. */

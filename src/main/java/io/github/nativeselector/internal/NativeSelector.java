@@ -4,6 +4,8 @@ import io.github.nativeselector.SelectorStats;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.ref.Cleaner;
+import java.lang.ref.Reference;
+import java.nio.channels.CancelledKeyException;
 import java.nio.channels.ClosedSelectorException;
 import java.nio.channels.IllegalSelectorException;
 import java.nio.channels.SelectableChannel;
@@ -56,7 +58,9 @@ public final class NativeSelector extends AbstractSelector {
     private final Set<SelectionKey> keys = ConcurrentHashMap.newKeySet();
     private final Set<SelectionKey> publicKeys = Collections.unmodifiableSet(keys);
     private final SelectedKeySet selectedKeys = new SelectedKeySet();
+    /** Cancelled keys on their way out of the kernel, kept across selects while that fails. */
     private final ArrayList<NativeSelectionKey> cancelled = new ArrayList<>();
+    private final ArrayList<NativeSelectionKey> removed = new ArrayList<>();
     private final Object wakeupLock = new Object();
     private boolean wakeupPending;
     private boolean inSelect;
@@ -106,7 +110,15 @@ public final class NativeSelector extends AbstractSelector {
             key.cancel();
             throw new ClosedSelectorException();
         }
-        key.interestOps(ops);
+        try {
+            key.interestOps(ops);
+        } catch (CancelledKeyException cancelledMeanwhile) {
+            // Another thread found the key through keys() and cancelled it: as the JDK's selector
+            // does, return it cancelled, unless the cancellation came from closing the selector.
+            if (!isOpen()) {
+                throw new ClosedSelectorException();
+            }
+        }
         return key;
     }
 
@@ -163,12 +175,13 @@ public final class NativeSelector extends AbstractSelector {
     public Selector wakeup() {
         synchronized (wakeupLock) {
             if (!wakeupPending) {
-                wakeupPending = true;
                 try {
                     backend.wakeup();
                 } catch (IOException e) {
                     throw new UncheckedIOException(e);
                 }
+                // Only a wakeup the kernel object holds may make later calls no-ops.
+                wakeupPending = true;
                 counters.wokeUp();
             }
         }
@@ -197,6 +210,9 @@ public final class NativeSelector extends AbstractSelector {
                 }
             } finally {
                 inSelect = false;
+                // The cleaner must not close the backend under a select of a selector that
+                // became unreachable while it ran.
+                Reference.reachabilityFence(this);
             }
         }
     }
@@ -233,7 +249,8 @@ public final class NativeSelector extends AbstractSelector {
             counters.polled((result & Backend.POLLED_WITHOUT_SYSCALL) != 0);
             if (result >= 0) {
                 int count = result & ~Backend.POLLED_WITHOUT_SYSCALL;
-                if (!isUnrequestedWakeup(count)) {
+                boolean requested = consumeWakeupRecord(count);
+                if (requested || count != 1 || ready.token(0) != ReadyArray.WAKEUP_TOKEN) {
                     return count;
                 }
             }
@@ -262,13 +279,23 @@ public final class NativeSelector extends AbstractSelector {
         return result;
     }
 
-    private boolean isUnrequestedWakeup(int count) {
-        if (count != 1 || ready.token(0) != ReadyArray.WAKEUP_TOKEN) {
-            return false;
+    /**
+     * Resets the wakeup latch if the poll drained the wakeup object, at once, before any user
+     * action or cancellation can throw: a latch left set over a drained object would make every
+     * later {@code wakeup()} a no-op. Returns whether a {@code wakeup()} call was pending, as
+     * opposed to a wakeup the change queue made to hand a flush over.
+     */
+    private boolean consumeWakeupRecord(int count) {
+        for (int i = 0; i < count; i++) {
+            if (ready.token(i) == ReadyArray.WAKEUP_TOKEN) {
+                synchronized (wakeupLock) {
+                    boolean requested = wakeupPending;
+                    wakeupPending = false;
+                    return requested;
+                }
+            }
         }
-        synchronized (wakeupLock) {
-            return !wakeupPending;
-        }
+        return false;
     }
 
     private int processReadyEvents(int count, Consumer<SelectionKey> action) {
@@ -277,9 +304,6 @@ public final class NativeSelector extends AbstractSelector {
         for (int i = 0; i < count; i++) {
             long token = ready.token(i);
             if (token == ReadyArray.WAKEUP_TOKEN) {
-                synchronized (wakeupLock) {
-                    wakeupPending = false;
-                }
                 channels--;
                 continue;
             }
@@ -323,12 +347,13 @@ public final class NativeSelector extends AbstractSelector {
     /**
      * Deregisters the keys cancelled since the last call: out of the kernel first, in one
      * batch, then out of the key sets, then the channel's fd is released if the channel was
-     * closed and this was its last registration.
+     * closed and this was its last registration. A key the kernel could not drop stays
+     * registered, its channel's fd open, and its removal is tried again by the next select.
      */
     private void processCancelledKeys() throws IOException {
         Set<SelectionKey> cancelledKeys = cancelledKeys();
         synchronized (cancelledKeys) {
-            if (cancelledKeys.isEmpty()) {
+            if (cancelledKeys.isEmpty() && cancelled.isEmpty()) {
                 return;
             }
             for (SelectionKey key : cancelledKeys) {
@@ -336,23 +361,34 @@ public final class NativeSelector extends AbstractSelector {
             }
             cancelledKeys.clear();
         }
-        try {
-            changes.removeFromKernel(cancelled);
-        } finally {
-            try {
-                deregisterAll(cancelled);
-            } finally {
-                cancelled.clear();
+        IOException removalFailure = changes.removeFromKernel(cancelled);
+        int kept = 0;
+        for (int i = 0; i < cancelled.size(); i++) {
+            NativeSelectionKey key = cancelled.get(i);
+            if (key.isOutOfKernel()) {
+                removed.add(key);
+            } else {
+                cancelled.set(kept++, key);
             }
+        }
+        for (int i = cancelled.size() - 1; i >= kept; i--) {
+            cancelled.remove(i);
+        }
+        try {
+            deregisterAll(removed, removalFailure);
+        } finally {
+            removed.clear();
         }
     }
 
-    /** Deregisters every key even when some fail, then throws the first failure. */
-    private void deregisterAll(Iterable<? extends SelectionKey> toDeregister) throws IOException {
-        Exception failure = null;
-        for (SelectionKey selectionKey : toDeregister) {
+    /**
+     * Deregisters every key out of the kernel even when some fail, then throws the first
+     * failure, {@code failure} (if not null) first of all.
+     */
+    private void deregisterAll(Iterable<? extends SelectionKey> toDeregister, Exception failure) throws IOException {
+        for (SelectionKey key : toDeregister) {
             try {
-                deregisterKey((NativeSelectionKey) selectionKey);
+                deregisterKey((NativeSelectionKey) key);
             } catch (IOException | RuntimeException e) {
                 // JDK 17's removeKey throws NullPointerException for a channel whose first
                 // registration is still under way; the other keys must still be released.
@@ -398,7 +434,8 @@ public final class NativeSelector extends AbstractSelector {
                 synchronized (cancelledKeys()) {
                     cancelledKeys().clear();
                 }
-                deregisterAll(new ArrayList<>(keys));
+                cancelled.clear();
+                deregisterAll(new ArrayList<>(keys), null);
             }
         }
     }

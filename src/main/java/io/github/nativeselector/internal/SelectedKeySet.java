@@ -3,6 +3,7 @@ package io.github.nativeselector.internal;
 import java.nio.channels.SelectionKey;
 import java.util.AbstractSet;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.ConcurrentModificationException;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
@@ -31,8 +32,14 @@ final class SelectedKeySet extends AbstractSet<SelectionKey> {
         modCount++;
     }
 
+    /*
+     * add(Object) is AbstractCollection's, which throws UnsupportedOperationException for any
+     * argument: an override taking SelectionKey would get a bridge method that throws
+     * ClassCastException for anything else.
+     */
+
     @Override
-    public boolean add(SelectionKey key) {
+    public boolean addAll(Collection<? extends SelectionKey> keys) {
         throw new UnsupportedOperationException("keys are added by select()");
     }
 

@@ -1,0 +1,256 @@
+package io.github.nativeselector.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.nativeselector.NativeSelectorProvider;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.Pipe;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Backends that fail: a batch the backend cannot apply, at a threshold flush, in a flush handed
+ * to the selector thread and in removals of cancelled keys. A failure reaches the caller; the
+ * queue stays consistent, every change is sent again until it is applied, a cancelled key stays
+ * registered (its channel's fd open) until the kernel has dropped it, and the wakeup latch stays
+ * in step with the kernel's wakeup object.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+class ChangeFailureTest {
+
+    private static final long AWAIT_MS = 5_000;
+
+    private final List<Pipe> pipes = new ArrayList<>();
+
+    enum Kind {
+        EPOLL, IO_URING, POLLSET;
+
+        Backend open() throws IOException {
+            int capacity = NativeSelector.READY_CAPACITY;
+            return switch (this) {
+                case EPOLL -> EpollBackend.open(capacity);
+                case IO_URING -> UringBackend.open(capacity);
+                case POLLSET -> PollsetBackend.open(capacity);
+            };
+        }
+    }
+
+    static Stream<Kind> kinds() {
+        return Stream.of(Kind.values());
+    }
+
+    @AfterEach
+    void closePipes() throws IOException {
+        for (Pipe pipe : pipes) {
+            pipe.source().close();
+            pipe.sink().close();
+        }
+    }
+
+    private static NativeSelector open(FailingBackend backend, int threshold) {
+        return new NativeSelector(NativeSelectorProvider.provider(), backend, threshold, false);
+    }
+
+    /** A pipe whose source is readable, non-blocking. */
+    private Pipe readablePipe() throws IOException {
+        Pipe pipe = Pipe.open();
+        pipes.add(pipe);
+        pipe.source().configureBlocking(false);
+        pipe.sink().write(ByteBuffer.wrap(new byte[] {1}));
+        return pipe;
+    }
+
+    private List<SelectionKey> registerReadable(Selector selector, int count) throws IOException {
+        List<SelectionKey> keys = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            keys.add(readablePipe().source().register(selector, SelectionKey.OP_READ));
+        }
+        return keys;
+    }
+
+    /** Selects until every key has been selected at least once; fails after a bound. */
+    private static void awaitAllSelected(Selector selector, List<SelectionKey> keys) throws IOException {
+        Set<SelectionKey> seen = new HashSet<>();
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(AWAIT_MS);
+        while (!seen.containsAll(keys) && System.nanoTime() < deadline) {
+            selector.select(seen::add, 100);
+        }
+        assertTrue(seen.containsAll(keys), () -> (keys.size() - seen.size()) + " of " + keys.size()
+                + " keys were never selected: their registration was lost");
+    }
+
+    @ParameterizedTest
+    @MethodSource("kinds")
+    void aFailedFlushIsSentAgainByTheNextSelect(Kind kind) throws Exception {
+        FailingBackend backend = new FailingBackend(kind.open(), kind != Kind.POLLSET);
+        try (NativeSelector selector = open(backend, 64)) {
+            List<SelectionKey> keys = registerReadable(selector, 3);
+            backend.failApplies(1);
+            IOException e = assertThrows(IOException.class, () -> selector.select(AWAIT_MS));
+            assertTrue(e.getMessage().contains("injected"), e::toString);
+            awaitAllSelected(selector, keys);
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("kinds")
+    void aFailedThresholdFlushIsReportedBySelectAndSentAgain(Kind kind) throws Exception {
+        FailingBackend backend = new FailingBackend(kind.open(), kind != Kind.POLLSET);
+        try (NativeSelector selector = open(backend, 4)) {
+            backend.failApplies(1);
+            List<SelectionKey> keys = registerReadable(selector, 10);
+            IOException e = assertThrows(IOException.class, () -> selector.selectNow());
+            assertTrue(e.getMessage().contains("injected"), e::toString);
+            awaitAllSelected(selector, keys);
+        }
+    }
+
+    /**
+     * A flush handed to the selector thread during its poll, larger than a batch, whose first
+     * batch fails: the queue must not keep emptied slots behind a stale size.
+     */
+    @ParameterizedTest
+    @MethodSource("kinds")
+    void aFailedHandedOverFlushLeavesTheQueueConsistent(Kind kind) throws Exception {
+        FailingBackend backend = new FailingBackend(kind.open(), false);
+        try (NativeSelector selector = open(backend, 64)) {
+            CountDownLatch entered = new CountDownLatch(1);
+            CountDownLatch released = new CountDownLatch(1);
+            backend.pollEntered = entered;
+            backend.pollReleased = released;
+            CompletableFuture<Integer> select = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return selector.select(AWAIT_MS * 4);
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+            assertTrue(entered.await(AWAIT_MS, TimeUnit.MILLISECONDS));
+            List<SelectionKey> keys = registerReadable(selector, 100);
+            backend.failApplies(1);
+            backend.pollEntered = null;
+            backend.pollReleased = null;
+            released.countDown();
+            Throwable failure = assertThrows(Exception.class, () -> select.get(AWAIT_MS, TimeUnit.MILLISECONDS));
+            assertTrue(String.valueOf(failure.getCause()).contains("injected"), failure::toString);
+            awaitAllSelected(selector, keys);
+        }
+    }
+
+    /**
+     * Cancelled keys beyond one batch whose first removal batch fails: the later batches are
+     * still removed, the failed keys stay registered with their channels' fds open, and the
+     * next select removes them; a key registered meanwhile is polled.
+     */
+    @ParameterizedTest
+    @MethodSource("kinds")
+    void aFailedRemovalKeepsItsKeysUntilTheKernelHasDroppedThem(Kind kind) throws Exception {
+        FailingBackend backend = new FailingBackend(kind.open(), kind != Kind.POLLSET);
+        try (NativeSelector selector = open(backend, 64)) {
+            List<SelectionKey> keys = registerReadable(selector, 100);
+            awaitAllSelected(selector, keys);
+            for (SelectionKey key : keys) {
+                key.cancel();
+                key.channel().close();
+            }
+            backend.applySizes.clear();
+            backend.failApplies(1);
+            IOException e = assertThrows(IOException.class, () -> selector.selectNow());
+            assertTrue(e.getMessage().contains("injected"), e::toString);
+            assertEquals(List.of(64, 36), backend.applySizes, "removal batches after the failed one were not sent");
+            long stillRegistered = keys.stream().filter(key -> key.channel().isRegistered()).count();
+            assertEquals(64, stillRegistered, "keys whose removal failed must stay registered, the others not");
+            assertTrue(selector.keys().stream().allMatch(key -> key.channel().isRegistered()));
+            assertEquals(64, selector.keys().size());
+            List<SelectionKey> fresh = registerReadable(selector, 3);
+            awaitAllSelected(selector, fresh);
+            for (SelectionKey key : keys) {
+                assertFalse(key.channel().isRegistered());
+            }
+            assertEquals(new HashSet<>(fresh), selector.keys());
+        }
+    }
+
+    /** A removal failing after the poll, with a wakeup in the same answer: the latch must not stay set. */
+    @ParameterizedTest
+    @MethodSource("kinds")
+    void aFailedRemovalAfterThePollKeepsTheWakeupLatchInStep(Kind kind) throws Exception {
+        FailingBackend backend = new FailingBackend(kind.open(), kind != Kind.POLLSET);
+        try (NativeSelector selector = open(backend, 64)) {
+            Pipe idle = Pipe.open();
+            pipes.add(idle);
+            idle.source().configureBlocking(false);
+            SelectionKey key = idle.source().register(selector, SelectionKey.OP_READ);
+            assertEquals(0, selector.selectNow());
+            CountDownLatch entered = new CountDownLatch(1);
+            CountDownLatch released = new CountDownLatch(1);
+            backend.pollEntered = entered;
+            backend.pollReleased = released;
+            CompletableFuture<Integer> select = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return selector.select(AWAIT_MS * 4);
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+            assertTrue(entered.await(AWAIT_MS, TimeUnit.MILLISECONDS));
+            key.cancel();
+            selector.wakeup();
+            backend.failApplies(1);
+            backend.pollEntered = null;
+            backend.pollReleased = null;
+            released.countDown();
+            assertThrows(Exception.class, () -> select.get(AWAIT_MS, TimeUnit.MILLISECONDS));
+            CompletableFuture<Integer> blocked = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return selector.select();
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+            selector.wakeup();
+            assertEquals(0, blocked.get(AWAIT_MS, TimeUnit.MILLISECONDS));
+        }
+    }
+
+    /**
+     * The cleaner closes the backend of a selector nobody references; never while a call of
+     * that selector is still in the backend, however soon after the call began the selector
+     * became unreachable.
+     */
+    @ParameterizedTest
+    @MethodSource("kinds")
+    void theCleanerNeverClosesABackendDuringACall(Kind kind) throws Exception {
+        for (int round = 0; round < 20; round++) {
+            FailingBackend backend = new FailingBackend(kind.open(), kind != Kind.POLLSET);
+            backend.duringWakeup = () -> {
+                for (int i = 0; i < 5 && !backend.closedDuringCall; i++) {
+                    System.gc();
+                    try {
+                        Thread.sleep(2);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+            };
+            open(backend, 64).wakeup();
+            assertFalse(backend.closedDuringCall, "the backend was closed during wakeup()");
+        }
+    }
+}

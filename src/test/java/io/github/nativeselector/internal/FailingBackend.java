@@ -1,0 +1,115 @@
+package io.github.nativeselector.internal;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntPredicate;
+
+/**
+ * A real backend with failures injected where a test asks: an {@link #apply} call fails as a
+ * whole, by call number, and a {@link #poll} can be held until the test lets it go. It records
+ * the size of every apply, and whether {@link #close} ever ran while a call was in progress.
+ */
+final class FailingBackend implements Backend {
+
+    private final Backend real;
+    private final boolean appliesDuringPoll;
+    private final AtomicInteger applies = new AtomicInteger();
+    private final AtomicInteger callsInProgress = new AtomicInteger();
+    /** The record count of each apply, failed or not, in order. */
+    final List<Integer> applySizes = new CopyOnWriteArrayList<>();
+    volatile IntPredicate failApply = call -> false;
+    volatile CountDownLatch pollEntered;
+    volatile CountDownLatch pollReleased;
+    volatile Runnable duringWakeup = () -> { };
+    volatile boolean closedDuringCall;
+
+    FailingBackend(Backend real, boolean appliesDuringPoll) {
+        this.real = real;
+        this.appliesDuringPoll = appliesDuringPoll;
+    }
+
+    /** Fails the next apply calls numbered {@code calls} from now (1 is the next one). */
+    void failApplies(int... calls) {
+        int base = applies.get();
+        failApply = call -> {
+            for (int wanted : calls) {
+                if (call == base + wanted) {
+                    return true;
+                }
+            }
+            return false;
+        };
+    }
+
+    @Override
+    public String name() {
+        return real.name();
+    }
+
+    @Override
+    public boolean appliesDuringPoll() {
+        return appliesDuringPoll;
+    }
+
+    @Override
+    public int apply(long changes, int count, boolean sync) throws IOException {
+        callsInProgress.incrementAndGet();
+        try {
+            int call = applies.incrementAndGet();
+            applySizes.add(count);
+            if (failApply.test(call)) {
+                throw new IOException("injected failure of apply #" + call);
+            }
+            return real.apply(changes, count, sync);
+        } finally {
+            callsInProgress.decrementAndGet();
+        }
+    }
+
+    @Override
+    public int poll(long ready, int capacity, int timeoutMillis) throws IOException {
+        callsInProgress.incrementAndGet();
+        try {
+            CountDownLatch entered = pollEntered;
+            CountDownLatch released = pollReleased;
+            if (entered != null && released != null) {
+                entered.countDown();
+                try {
+                    if (!released.await(60, TimeUnit.SECONDS)) {
+                        throw new IOException("the test never released the poll");
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return real.poll(ready, capacity, timeoutMillis);
+        } finally {
+            callsInProgress.decrementAndGet();
+        }
+    }
+
+    @Override
+    public void wakeup() throws IOException {
+        callsInProgress.incrementAndGet();
+        try {
+            duringWakeup.run();
+            if (!closedDuringCall) {
+                real.wakeup();
+            }
+        } finally {
+            callsInProgress.decrementAndGet();
+        }
+    }
+
+    @Override
+    public void close() {
+        if (callsInProgress.get() != 0) {
+            closedDuringCall = true;
+        }
+        real.close();
+    }
+}
