@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.nativeselector.NativeSelectorProvider;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.Pipe;
 import java.nio.channels.SelectionKey;
@@ -95,6 +96,35 @@ class ChangeFailureTest {
                 + " keys were never selected: their registration was lost");
     }
 
+    /** {@code select(timeout)} on another thread. */
+    private static CompletableFuture<Integer> selectAsync(Selector selector, long timeout) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return selector.select(timeout);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
+    }
+
+    /** A select on another thread, returned once its poll is held until {@link #release}. */
+    private static CompletableFuture<Integer> selectWithPollHeld(Selector selector, FailingBackend backend,
+            CountDownLatch released) throws InterruptedException {
+        CountDownLatch entered = new CountDownLatch(1);
+        backend.pollEntered = entered;
+        backend.pollReleased = released;
+        CompletableFuture<Integer> select = selectAsync(selector, AWAIT_MS * 4);
+        assertTrue(entered.await(AWAIT_MS, TimeUnit.MILLISECONDS), "the select never polled");
+        return select;
+    }
+
+    /** Lets the held poll go on; later polls are not held. */
+    private static void release(FailingBackend backend, CountDownLatch released) {
+        backend.pollEntered = null;
+        backend.pollReleased = null;
+        released.countDown();
+    }
+
     @ParameterizedTest
     @MethodSource("kinds")
     void aFailedFlushIsSentAgainByTheNextSelect(Kind kind) throws Exception {
@@ -130,23 +160,11 @@ class ChangeFailureTest {
     void aFailedHandedOverFlushLeavesTheQueueConsistent(Kind kind) throws Exception {
         FailingBackend backend = new FailingBackend(kind.open(), false);
         try (NativeSelector selector = open(backend, 64)) {
-            CountDownLatch entered = new CountDownLatch(1);
             CountDownLatch released = new CountDownLatch(1);
-            backend.pollEntered = entered;
-            backend.pollReleased = released;
-            CompletableFuture<Integer> select = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return selector.select(AWAIT_MS * 4);
-                } catch (IOException e) {
-                    throw new java.io.UncheckedIOException(e);
-                }
-            });
-            assertTrue(entered.await(AWAIT_MS, TimeUnit.MILLISECONDS));
+            CompletableFuture<Integer> select = selectWithPollHeld(selector, backend, released);
             List<SelectionKey> keys = registerReadable(selector, 100);
             backend.failApplies(1);
-            backend.pollEntered = null;
-            backend.pollReleased = null;
-            released.countDown();
+            release(backend, released);
             Throwable failure = assertThrows(Exception.class, () -> select.get(AWAIT_MS, TimeUnit.MILLISECONDS));
             assertTrue(String.valueOf(failure.getCause()).contains("injected"), failure::toString);
             awaitAllSelected(selector, keys);
@@ -198,32 +216,14 @@ class ChangeFailureTest {
             idle.source().configureBlocking(false);
             SelectionKey key = idle.source().register(selector, SelectionKey.OP_READ);
             assertEquals(0, selector.selectNow());
-            CountDownLatch entered = new CountDownLatch(1);
             CountDownLatch released = new CountDownLatch(1);
-            backend.pollEntered = entered;
-            backend.pollReleased = released;
-            CompletableFuture<Integer> select = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return selector.select(AWAIT_MS * 4);
-                } catch (IOException e) {
-                    throw new java.io.UncheckedIOException(e);
-                }
-            });
-            assertTrue(entered.await(AWAIT_MS, TimeUnit.MILLISECONDS));
+            CompletableFuture<Integer> select = selectWithPollHeld(selector, backend, released);
             key.cancel();
             selector.wakeup();
             backend.failApplies(1);
-            backend.pollEntered = null;
-            backend.pollReleased = null;
-            released.countDown();
+            release(backend, released);
             assertThrows(Exception.class, () -> select.get(AWAIT_MS, TimeUnit.MILLISECONDS));
-            CompletableFuture<Integer> blocked = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return selector.select();
-                } catch (IOException e) {
-                    throw new java.io.UncheckedIOException(e);
-                }
-            });
+            CompletableFuture<Integer> blocked = selectAsync(selector, 0);
             selector.wakeup();
             assertEquals(0, blocked.get(AWAIT_MS, TimeUnit.MILLISECONDS));
         }
