@@ -237,7 +237,8 @@ public final class NativeSelector extends AbstractSelector {
 
     /**
      * Flushes the queued changes and waits, resuming with the time that is left after a signal
-     * and after a wakeup nobody asked for (a flush handed over by {@link ChangeQueue}).
+     * and after a wakeup nobody asked for (a flush handed over by {@link ChangeQueue}, made as
+     * soon as the wait ends).
      */
     private int poll(long timeout) throws IOException {
         int millis = (int) Math.min(timeout, Integer.MAX_VALUE);
@@ -245,14 +246,21 @@ public final class NativeSelector extends AbstractSelector {
         long deadline = timeout > 0 ? System.nanoTime() + Math.min(timeout, Long.MAX_VALUE >> 22) * 1_000_000L : 0;
         for (;;) {
             changes.flushBeforePoll();
-            int result = pollBackend(millis);
+            int result;
+            boolean handedOff;
+            try {
+                result = backend.poll(ready.address(), ready.capacity(), millis);
+            } finally {
+                handedOff = changes.pollEnded();
+            }
             counters.polled((result & Backend.POLLED_WITHOUT_SYSCALL) != 0);
-            if (result >= 0) {
-                int count = result & ~Backend.POLLED_WITHOUT_SYSCALL;
-                boolean requested = consumeWakeupRecord(count);
-                if (requested || count != 1 || ready.token(0) != ReadyArray.WAKEUP_TOKEN) {
-                    return count;
-                }
+            int count = result & ~Backend.POLLED_WITHOUT_SYSCALL;
+            boolean requested = result >= 0 && consumeWakeupRecord(count);
+            if (handedOff) {
+                changes.flush();
+            }
+            if (result >= 0 && (requested || count != 1 || ready.token(0) != ReadyArray.WAKEUP_TOKEN)) {
+                return count;
             }
             if (timeout > 0) {
                 long left = (deadline - System.nanoTime()) / 1_000_000L;
@@ -262,21 +270,6 @@ public final class NativeSelector extends AbstractSelector {
                 millis = (int) Math.min(left, Integer.MAX_VALUE);
             }
         }
-    }
-
-    /** One wait of the backend; then the flush another thread handed over during it, if any. */
-    private int pollBackend(int millis) throws IOException {
-        boolean handedOff;
-        int result;
-        try {
-            result = backend.poll(ready.address(), ready.capacity(), millis);
-        } finally {
-            handedOff = changes.pollEnded();
-        }
-        if (handedOff) {
-            changes.flush();
-        }
-        return result;
     }
 
     /**

@@ -118,6 +118,13 @@ class ChangeFailureTest {
         return select;
     }
 
+    /** With nothing ready, a {@code select()} blocked (or about to block) ends with a {@code wakeup()}. */
+    private static void assertWakeupEndsABlockedSelect(Selector selector) throws Exception {
+        CompletableFuture<Integer> blocked = selectAsync(selector, 0);
+        selector.wakeup();
+        assertEquals(0, blocked.get(AWAIT_MS, TimeUnit.MILLISECONDS), "the select was not woken");
+    }
+
     /** Lets the held poll go on; later polls are not held. */
     private static void release(FailingBackend backend, CountDownLatch released) {
         backend.pollEntered = null;
@@ -163,11 +170,17 @@ class ChangeFailureTest {
             CountDownLatch released = new CountDownLatch(1);
             CompletableFuture<Integer> select = selectWithPollHeld(selector, backend, released);
             List<SelectionKey> keys = registerReadable(selector, 100);
+            selector.wakeup();
             backend.failApplies(1);
             release(backend, released);
             Throwable failure = assertThrows(Exception.class, () -> select.get(AWAIT_MS, TimeUnit.MILLISECONDS));
             assertTrue(String.valueOf(failure.getCause()).contains("injected"), failure::toString);
             awaitAllSelected(selector, keys);
+            for (SelectionKey key : keys) {
+                key.cancel();
+            }
+            selector.selectNow();
+            assertWakeupEndsABlockedSelect(selector);
         }
     }
 
@@ -223,9 +236,7 @@ class ChangeFailureTest {
             backend.failApplies(1);
             release(backend, released);
             assertThrows(Exception.class, () -> select.get(AWAIT_MS, TimeUnit.MILLISECONDS));
-            CompletableFuture<Integer> blocked = selectAsync(selector, 0);
-            selector.wakeup();
-            assertEquals(0, blocked.get(AWAIT_MS, TimeUnit.MILLISECONDS));
+            assertWakeupEndsABlockedSelect(selector);
         }
     }
 
