@@ -991,6 +991,7 @@ struct held_owner {
     int finish[2];  /* a byte ends the owner thread, which cancels its polls */
 };
 
+/* The child's stack; AddressSanitizer, which knows only thread stacks, stays out of the child. */
 static char held_child_stack[64 * 1024] __attribute__((aligned(16)));
 
 __attribute__((no_sanitize("address"))) static int held_child(void *arg)
