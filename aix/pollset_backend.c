@@ -243,10 +243,12 @@ int ns_pollset_open(int capacity, struct ns_pollset **out)
     struct ns_change watch_wakeup = {
         .token = NS_WAKEUP_TOKEN, .fd = b->wake_read, .events = NS_IN, .op = NS_OP_ADD
     };
-    ns_pollset_apply(b, &watch_wakeup, 1);
-    if (watch_wakeup.error != 0) {
+    /* The apply fails as a whole (no memory for its arrays) or the element alone. */
+    int calls = ns_pollset_apply(b, &watch_wakeup, 1);
+    err = calls < 0 ? -calls : watch_wakeup.error;
+    if (err != 0) {
         ns_pollset_close(b);
-        return -watch_wakeup.error;
+        return -err;
     }
     *out = b;
     return 0;

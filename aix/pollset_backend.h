@@ -3,7 +3,9 @@
  *
  *   ns_pollset_open     pollset_create(-1), a non-blocking close-on-exec pipe for wakeups whose
  *                       read end is in the set for POLLIN under NS_WAKEUP_TOKEN, and a private
- *                       struct pollfd array of `capacity` entries for pollset_poll.
+ *                       struct pollfd array of `capacity` entries for pollset_poll. When any of
+ *                       it fails (the pipe cannot join the set, say), everything is released
+ *                       and the errno returned: a backend is never open without its wakeup.
  *   ns_pollset_apply    turns a batch into one array of struct poll_ctl and hands it to the
  *                       kernel in one pollset_ctl. Returns the number of pollset_ctl calls made:
  *                       1, plus one for each element the kernel refused (pollset_ctl stops at a

@@ -21,15 +21,19 @@
  * the slot of the poll it is about.
  */
 #define CONTROL_BIT (UINT64_C(1) << 63)
+/* user_data of the no-op that ends a poll's wait when an apply has set completions aside. */
+#define DOORBELL_TOKEN (CONTROL_BIT | UINT32_MAX)
 
 #define REPORTED_EVENTS (NS_IN | NS_OUT | NS_ERR | NS_HUP | NS_NVAL)
 
 struct registration {
     uint64_t token;
+    uint64_t armed_token; /* the token of the poll in the kernel: this one or, until that poll
+                             ends, the slot's previous key's */
     int32_t fd;
     uint32_t events;
     uint8_t active;  /* registered: armed again after each completion */
-    uint8_t armed;    /* a poll with this token is in the kernel */
+    uint8_t armed;    /* a poll with armed_token is in the kernel */
     uint8_t removing; /* ... and its removal has been asked for */
     uint8_t queued;   /* in the re-arm list */
     uint8_t refused;  /* its removal or update was refused (EALREADY): to be asked again */
@@ -61,6 +65,7 @@ struct ns_uring {
 
     struct ns_ready *aside;    /* completions taken off the ring by apply, for the next poll */
     uint32_t aside_count, aside_capacity;
+    int poll_waiting;          /* a poll waits in io_uring_enter, or is about to */
 };
 
 static int enter(struct ns_uring *r, unsigned to_submit, unsigned min_complete, unsigned flags,
@@ -126,6 +131,17 @@ static int arm(struct ns_uring *r, int fd, uint32_t events, uint64_t token, int 
     return 0;
 }
 
+/* Arms the registration's poll; it is marked armed only once its entry is queued. */
+static int arm_registration(struct ns_uring *r, struct registration *g, int *calls)
+{
+    int err = arm(r, g->fd, g->events, g->token, calls);
+    if (err == 0) {
+        g->armed = 1;
+        g->armed_token = g->token;
+    }
+    return err;
+}
+
 /* Removes the poll with this token, or with IORING_POLL_UPDATE_EVENTS changes its events. */
 static int remove_or_update(struct ns_uring *r, uint64_t token, uint32_t update_flags, uint32_t events,
                             int *calls)
@@ -168,22 +184,25 @@ static void control_completed(struct ns_uring *r, uint32_t slot, int res)
     }
 }
 
-/* Under the lock: asks again for the removals and updates refused so far. */
+/*
+ * Under the lock: asks again for the removals and updates refused so far, of the poll as it was
+ * armed: the slot may have a new key by now, whose poll waits for the old one to end.
+ */
 static int ask_again(struct ns_uring *r, int *calls)
 {
     for (uint32_t slot = 0; slot < r->slots && r->refusals > 0; slot++) {
         struct registration *g = &r->regs[slot];
         if (!g->refused)
             continue;
+        if (g->armed) {
+            int err = g->removing || !g->active
+                          ? remove_or_update(r, g->armed_token, 0, 0, calls)
+                          : remove_or_update(r, g->armed_token, IORING_POLL_UPDATE_EVENTS, g->events, calls);
+            if (err < 0)
+                return err;
+        }
         g->refused = 0;
         r->refusals--;
-        if (!g->armed)
-            continue;
-        int err = g->removing || !g->active
-                      ? remove_or_update(r, g->token, 0, 0, calls)
-                      : remove_or_update(r, g->token, IORING_POLL_UPDATE_EVENTS, g->events, calls);
-        if (err < 0)
-            return err;
     }
     return 0;
 }
@@ -317,7 +336,7 @@ static int64_t now_ms(void)
  */
 #define REMOVAL_WAIT_MS 50
 
-static int submit_and_await_removals(struct ns_uring *r, int *calls)
+static int await_removals(struct ns_uring *r, int *calls)
 {
     publish(r);
     if (unsubmitted(r) > 0) {
@@ -354,6 +373,35 @@ static int submit_and_await_removals(struct ns_uring *r, int *calls)
     }
 }
 
+/*
+ * Under the lock: a poll waiting in io_uring_enter waits for completions in the ring, and those
+ * set aside are no longer there: a no-op request puts one back, which ends the wait. Then the
+ * poll takes what was set aside. (It is rung after every apply that finds records set aside while
+ * a poll waits: a later apply may have taken the no-op off the ring before the poll saw it.)
+ */
+static int ring_doorbell(struct ns_uring *r, int *calls)
+{
+    if (!r->poll_waiting || r->aside_count == 0)
+        return 0;
+    struct io_uring_sqe *sqe;
+    int err = next_sqe(r, calls, &sqe);
+    if (err < 0)
+        return err;
+    sqe->opcode = IORING_OP_NOP;
+    sqe->user_data = DOORBELL_TOKEN;
+    publish(r);
+    int n = enter(r, unsubmitted(r), 0, 0, NULL);
+    (*calls)++;
+    return n < 0 ? n : 0;
+}
+
+static int submit_and_await_removals(struct ns_uring *r, int *calls)
+{
+    int err = await_removals(r, calls);
+    int rung = ring_doorbell(r, calls);
+    return err < 0 ? err : rung;
+}
+
 static int apply_one(struct ns_uring *r, const struct ns_change *c, int *calls)
 {
     uint32_t slot = (uint32_t)c->token;
@@ -361,6 +409,8 @@ static int apply_one(struct ns_uring *r, const struct ns_change *c, int *calls)
     if (err < 0)
         return err;
     struct registration *g = &r->regs[slot];
+    /* A change whose request cannot be queued leaves the registration as it was. */
+    struct registration wanted = *g;
     switch (c->op) {
     case NS_OP_ADD:
     case NS_OP_MOD:
@@ -368,29 +418,34 @@ static int apply_one(struct ns_uring *r, const struct ns_change *c, int *calls)
             return -EINVAL;
         if (g->active && g->token != c->token)
             return -EEXIST;
-        g->token = c->token;
-        g->fd = c->fd;
-        g->events = c->events;
-        g->active = 1;
+        wanted.token = c->token;
+        wanted.fd = c->fd;
+        wanted.events = c->events;
+        wanted.active = 1;
         if (g->armed && !g->removing)
-            return remove_or_update(r, g->token, IORING_POLL_UPDATE_EVENTS, g->events, calls);
-        if (g->armed || g->queued)
-            return 0; /* armed with the new events once the old poll's completion is seen */
-        g->armed = 1;
-        return arm(r, g->fd, g->events, g->token, calls);
+            err = remove_or_update(r, g->armed_token, IORING_POLL_UPDATE_EVENTS, wanted.events, calls);
+        else if (!g->armed && !g->queued)
+            err = arm_registration(r, &wanted, calls);
+        /* else armed with the new events once the old poll's completion is seen */
+        break;
     case NS_OP_DEL:
         /* Absent, or already removed, is the goal. */
         if (!g->active || g->token != c->token)
             return 0;
-        g->active = 0;
-        if (!g->armed || g->removing)
-            return 0;
-        g->removing = 1;
-        r->removals_pending++;
-        return remove_or_update(r, g->token, 0, 0, calls);
+        wanted.active = 0;
+        if (g->armed && !g->removing) {
+            err = remove_or_update(r, g->armed_token, 0, 0, calls);
+            wanted.removing = 1;
+            if (err == 0)
+                r->removals_pending++;
+        }
+        break;
     default:
         return -EINVAL;
     }
+    if (err == 0)
+        *g = wanted;
+    return err;
 }
 
 int ns_uring_apply(struct ns_uring *r, struct ns_change *changes, int count, int sync)
@@ -432,11 +487,10 @@ static int rearm(struct ns_uring *r, int *calls)
                 continue;
             if (err < 0 || g->reported == r->poll_calls)
                 continue;
+            /* One that cannot be armed stays queued, for the next poll. */
+            if (g->active && !g->armed && (err = arm_registration(r, g, calls)) < 0)
+                continue;
             g->queued = 0;
-            if (g->active && !g->armed) {
-                g->armed = 1;
-                err = arm(r, g->fd, g->events, g->token, calls);
-            }
         }
     }
     for (uint32_t i = 0; i < r->rearm_count; i++) {
@@ -444,10 +498,8 @@ static int rearm(struct ns_uring *r, int *calls)
             r->rearm[kept++] = r->rearm[i];
     }
     r->rearm_count = kept;
-    if (err == 0 && !r->wakeup_armed) {
+    if (err == 0 && !r->wakeup_armed && (err = arm(r, r->wakefd, POLLIN, NS_WAKEUP_TOKEN, calls)) == 0)
         r->wakeup_armed = 1;
-        err = arm(r, r->wakefd, POLLIN, NS_WAKEUP_TOKEN, calls);
-    }
     publish(r);
     return err;
 }
@@ -510,8 +562,9 @@ static int collect(struct ns_uring *r, struct ns_ready *ready, int capacity, int
     if (taken < 0)
         return taken;
     n = keep_final(r, ready, n + taken);
+    /* What cannot be armed now stays queued for the next poll; the records taken come first. */
     int err = rearm(r, calls);
-    return err < 0 ? err : n;
+    return err < 0 && n == 0 ? err : n;
 }
 
 int ns_uring_poll(struct ns_uring *r, struct ns_ready *ready, int capacity, int timeout_ms)
@@ -523,48 +576,55 @@ int ns_uring_poll(struct ns_uring *r, struct ns_ready *ready, int capacity, int 
     if (++r->poll_calls == 0)
         r->poll_calls = 1;
     int n = collect(r, ready, capacity, &calls);
-    unsigned to_submit = unsubmitted(r);
     int overflow = __atomic_load_n(r->sq_flags, __ATOMIC_ACQUIRE) & IORING_SQ_CQ_OVERFLOW;
-    pthread_mutex_unlock(&r->lock);
-    if (n < 0)
-        return n;
-    if (to_submit == 0 && !overflow && (n > 0 || timeout_ms == 0))
-        return n | (calls == 0 ? NS_URING_NO_SYSCALL : 0);
+    if (n < 0 || (unsubmitted(r) == 0 && !overflow && (n > 0 || timeout_ms == 0))) {
+        pthread_mutex_unlock(&r->lock);
+        return n < 0 ? n : n | (calls == 0 ? NS_URING_NO_SYSCALL : 0);
+    }
 
     for (;;) {
-        int wait = n == 0 && timeout_ms != 0;
+        /* Once the deadline has passed, what is queued is still submitted and what completes at
+           once taken: the polls armed again for fds that were ready when this call began,
+           however late this call gets here. */
         int left = timeout_ms > 0 ? (int)(deadline - now_ms()) : timeout_ms;
-        if (wait && timeout_ms > 0 && left <= 0)
-            return 0;
+        int wait = n == 0 && (timeout_ms < 0 || left > 0);
+        unsigned to_submit = unsubmitted(r);
+        r->poll_waiting = wait;
+        pthread_mutex_unlock(&r->lock);
         struct __kernel_timespec ts = { .tv_sec = left / 1000, .tv_nsec = (left % 1000) * 1000000L };
         int entered = enter(r, to_submit, wait ? 1 : 0, IORING_ENTER_GETEVENTS,
                             wait && timeout_ms > 0 ? &ts : NULL);
-        if (entered < 0 && entered != -ETIME && entered != -EINTR && entered != -EBUSY
-            && entered != -EAGAIN)
-            return entered;
-
-        /* An apply on another thread may have set aside what woke this wait. */
         pthread_mutex_lock(&r->lock);
+        r->poll_waiting = 0;
+        if (entered < 0 && entered != -ETIME && entered != -EINTR && entered != -EBUSY
+            && entered != -EAGAIN) {
+            n = entered;
+            break;
+        }
+        /* An apply on another thread may have set aside what woke this wait. */
         int taken = take_aside(r, ready + n, capacity - n);
         int completed = take_completions(r, ready + n + taken, capacity - n - taken);
-        to_submit = unsubmitted(r);
-        pthread_mutex_unlock(&r->lock);
-        if (completed < 0)
-            return completed;
+        if (completed < 0) {
+            n = completed;
+            break;
+        }
         n += taken + completed;
         if (n > 0 || !wait || entered == -ETIME)
-            return n;
-        if (entered == -EINTR)
-            return -EINTR;
+            break;
+        if (entered == -EINTR) {
+            n = -EINTR;
+            break;
+        }
         /* Woken by completions with nothing to report (removals, cancelled polls): arm again
            what was cancelled, and wait on. */
-        pthread_mutex_lock(&r->lock);
         int err = rearm(r, &calls);
-        to_submit = unsubmitted(r);
-        pthread_mutex_unlock(&r->lock);
-        if (err < 0)
-            return err;
+        if (err < 0) {
+            n = err;
+            break;
+        }
     }
+    pthread_mutex_unlock(&r->lock);
+    return n;
 }
 
 int ns_uring_wakeup(struct ns_uring *r)
@@ -599,19 +659,21 @@ static int map_rings(struct ns_uring *r, const struct io_uring_params *p)
 {
     size_t sq_size = p->sq_off.array + p->sq_entries * sizeof(unsigned);
     size_t cq_size = p->cq_off.cqes + p->cq_entries * sizeof(struct io_uring_cqe);
-    r->ring_map_size = sq_size > cq_size ? sq_size : cq_size;
-    r->ring_map = mmap(NULL, r->ring_map_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
-                       r->ring_fd, IORING_OFF_SQ_RING);
-    if (r->ring_map == MAP_FAILED)
+    size_t ring_map_size = sq_size > cq_size ? sq_size : cq_size;
+    void *ring_map = mmap(NULL, ring_map_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
+                          r->ring_fd, IORING_OFF_SQ_RING);
+    if (ring_map == MAP_FAILED)
         return -errno;
-    r->sqes_size = p->sq_entries * sizeof(struct io_uring_sqe);
-    r->sqes = mmap(NULL, r->sqes_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, r->ring_fd,
-                   IORING_OFF_SQES);
-    if (r->sqes == MAP_FAILED) {
-        int err = -errno;
-        munmap(r->ring_map, r->ring_map_size);
-        return err;
-    }
+    /* Only mappings that exist are recorded: release() unmaps what is recorded. */
+    r->ring_map = ring_map;
+    r->ring_map_size = ring_map_size;
+    size_t sqes_size = p->sq_entries * sizeof(struct io_uring_sqe);
+    void *sqes = mmap(NULL, sqes_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, r->ring_fd,
+                      IORING_OFF_SQES);
+    if (sqes == MAP_FAILED)
+        return -errno;
+    r->sqes = sqes;
+    r->sqes_size = sqes_size;
     char *base = r->ring_map;
     r->sq_head = (unsigned *)(base + p->sq_off.head);
     r->sq_tail = (unsigned *)(base + p->sq_off.tail);
@@ -703,7 +765,7 @@ void ns_uring_close(struct ns_uring *r)
         if (g->armed && !g->removing) {
             g->removing = 1;
             r->removals_pending++;
-            err = remove_or_update(r, g->token, 0, 0, &calls);
+            err = remove_or_update(r, g->armed_token, 0, 0, &calls);
         }
         g->active = 0;
     }

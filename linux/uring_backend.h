@@ -17,13 +17,17 @@
  *   ns_uring_apply   ADD arms a poll, MOD updates the events of an armed poll (or of the next
  *                    re-arm), DEL removes the poll. A removal or update the kernel refuses with
  *                    EALREADY (the poll was being woken on the thread that armed it) is asked
- *                    again. Tokens with bit 63 set are refused (EINVAL): that bit marks the
- *                    backend's own removals and updates. With `sync`, the changes are submitted before
- *                    returning, and for every DEL the cancelled poll's completion is awaited
- *                    (for up to 50 ms): a pending poll holds a reference to the file, so a
- *                    socket closed while it is armed would send no FIN until it completes. Without `sync`, the entries
- *                    wait in the submission ring for the next ns_uring_poll on the same thread,
- *                    which submits them and waits in one io_uring_enter. Returns the number of
+ *                    again, of that poll, even once its slot has gone to a new key (whose poll
+ *                    is armed when the old one ends). A change whose request cannot be queued
+ *                    (the io_uring_enter that makes room in a full submission ring fails) gets
+ *                    that errno and leaves its registration as it was. Tokens with bit 63 set
+ *                    are refused (EINVAL): that bit marks the backend's own requests. With
+ *                    `sync`, the changes are submitted before returning, and for every DEL the
+ *                    cancelled poll's completion is awaited (for up to 50 ms): a pending poll
+ *                    holds a reference to the file, so a socket closed while it is armed would
+ *                    send no FIN until it completes. Without `sync`, the entries wait in the
+ *                    submission ring for the next ns_uring_poll on the same thread, which
+ *                    submits them and waits in one io_uring_enter. Returns the number of
  *                    io_uring_enter calls made.
  *   ns_uring_poll    re-arms the polls that completed last time, then harvests completions into
  *                    ns_ready records. A completion that was already in the ring (or set aside
@@ -31,7 +35,11 @@
  *                    ready for then, not now: it is not reported, its poll is armed again at
  *                    once, and what that poll completes with in this call is reported (a poll
  *                    armed on a ready fd completes immediately). So a select reports readiness
- *                    as it is when the select runs, as epoll does. Returns the count, with
+ *                    as it is when the select runs, as epoll does, whatever its timeout: once
+ *                    the timeout has passed, the polls armed again are still submitted and what
+ *                    they complete with at once is reported. A poll that cannot be armed again
+ *                    (its io_uring_enter fails) stays queued for the next call; this one
+ *                    returns its records, or the error when it has none. Returns the count, with
  *                    NS_URING_NO_SYSCALL set when no system call was made (nothing to submit,
  *                    nothing to wait for), or -EINTR.
  *   ns_uring_wakeup  adds 1 to an eventfd watched by its own one-shot poll (NS_WAKEUP_TOKEN).
@@ -41,7 +49,9 @@
  * Threads: apply may run on any thread (callers serialise applies) while another thread polls;
  * one mutex guards the submission ring, the completion ring's head, the registration table and
  * the completions set aside; it is never held across a blocking wait for readiness. The ring is
- * therefore not set up with IORING_SETUP_SINGLE_ISSUER.
+ * therefore not set up with IORING_SETUP_SINGLE_ISSUER. A poll waits for completions in the ring,
+ * so a sync apply that sets completions aside while a poll waits (or is about to) also submits a
+ * no-op (IORING_OP_NOP), whose completion ends the wait.
  *
  * Completion-ring overflow: with IORING_FEAT_NODROP the kernel keeps overflowing completions and
  * hands them over when io_uring_enter is called with IORING_ENTER_GETEVENTS, which every poll

@@ -16,10 +16,16 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -29,6 +35,123 @@
 #define READY_WAIT_MS 2000
 /* How long a poll that expects nothing waits, so that a late completion would still be seen. */
 #define QUIET_WAIT_MS 20
+
+/*
+ * ---- seams ----
+ * This program is linked with --wrap for pthread_mutex_unlock, syscall, mmap and munmap
+ * (CMakeLists.txt): the backend's calls to them come here first, so that a test can act at a
+ * chosen moment or make a call fail. Unless a test asks for more, each passes the call on.
+ */
+
+/* Runs once, right after the next pthread_mutex_unlock on the thread that set it: the moment a
+   poll has dropped the backend's lock and is about to wait in the kernel. */
+static _Thread_local void (*after_next_unlock)(void *);
+static _Thread_local void *after_next_unlock_arg;
+
+int __real_pthread_mutex_unlock(pthread_mutex_t *mutex);
+int __wrap_pthread_mutex_unlock(pthread_mutex_t *mutex);
+int __wrap_pthread_mutex_unlock(pthread_mutex_t *mutex)
+{
+    int rc = __real_pthread_mutex_unlock(mutex);
+    void (*hook)(void *) = after_next_unlock;
+    if (hook != NULL) {
+        after_next_unlock = NULL;
+        hook(after_next_unlock_arg);
+    }
+    return rc;
+}
+
+/* The errno the next io_uring_enter on this thread fails with, without entering; 0: it enters. */
+static _Thread_local int next_enter_fails_with;
+
+/* The backend's three system calls, their arguments read as the backend passes them. */
+long __real_syscall(long number, ...);
+long __wrap_syscall(long number, ...);
+long __wrap_syscall(long number, ...)
+{
+    va_list args;
+    va_start(args, number);
+    long result;
+    if (number == __NR_io_uring_enter) {
+        int fd = va_arg(args, int);
+        unsigned to_submit = va_arg(args, unsigned);
+        unsigned min_complete = va_arg(args, unsigned);
+        unsigned flags = va_arg(args, unsigned);
+        void *arg = va_arg(args, void *);
+        size_t size = va_arg(args, size_t);
+        if (next_enter_fails_with != 0) {
+            errno = next_enter_fails_with;
+            next_enter_fails_with = 0;
+            result = -1;
+        } else {
+            result = __real_syscall(number, fd, to_submit, min_complete, flags, arg, size);
+        }
+    } else if (number == __NR_io_uring_setup) {
+        unsigned entries = va_arg(args, unsigned);
+        void *params = va_arg(args, void *);
+        result = __real_syscall(number, entries, params);
+    } else if (number == __NR_io_uring_register) {
+        int fd = va_arg(args, int);
+        unsigned opcode = va_arg(args, unsigned);
+        void *arg = va_arg(args, void *);
+        unsigned count = va_arg(args, unsigned);
+        result = __real_syscall(number, fd, opcode, arg, count);
+    } else {
+        fprintf(stderr, "syscall %ld: unknown to the test's seam\n", number);
+        abort();
+    }
+    va_end(args);
+    return result;
+}
+
+/*
+ * The mappings the backend holds. An munmap of anything else is counted in wrong_unmaps and not
+ * done: it could unmap memory mapped since by someone else. Rings are opened and closed on the
+ * main thread only.
+ */
+#define MAX_MAPPINGS 16
+static struct mapping {
+    void *address;
+    size_t length;
+} mappings[MAX_MAPPINGS];
+static int mapping_count, wrong_unmaps;
+/* The mmap after this many more fails with ENOMEM; -1: none fails. */
+static int mmaps_before_failure = -1;
+
+void *__real_mmap(void *address, size_t length, int prot, int flags, int fd, off_t offset);
+void *__wrap_mmap(void *address, size_t length, int prot, int flags, int fd, off_t offset);
+void *__wrap_mmap(void *address, size_t length, int prot, int flags, int fd, off_t offset)
+{
+    if (mmaps_before_failure == 0) {
+        mmaps_before_failure = -1;
+        errno = ENOMEM;
+        return MAP_FAILED;
+    }
+    if (mmaps_before_failure > 0)
+        mmaps_before_failure--;
+    void *mapped = __real_mmap(address, length, prot, flags, fd, offset);
+    if (mapped != MAP_FAILED) {
+        CHECK(mapping_count < MAX_MAPPINGS);
+        if (mapping_count < MAX_MAPPINGS)
+            mappings[mapping_count++] = (struct mapping){ mapped, length };
+    }
+    return mapped;
+}
+
+int __real_munmap(void *address, size_t length);
+int __wrap_munmap(void *address, size_t length);
+int __wrap_munmap(void *address, size_t length)
+{
+    for (int i = 0; i < mapping_count; i++) {
+        if (mappings[i].address == address && mappings[i].length == length) {
+            mappings[i] = mappings[--mapping_count];
+            return __real_munmap(address, length);
+        }
+    }
+    wrong_unmaps++;
+    errno = EINVAL;
+    return -1;
+}
 
 /* ---- helpers ---- */
 
@@ -155,6 +278,31 @@ static void test_open_close_no_fd_leak(void)
         ns_uring_close(r);
     }
     CHECK(count_fds() == before);
+}
+
+/*
+ * A mapping refused at open (vm.max_map_count reached, say): the open fails with the errno, and
+ * each mapping it made is unmapped once, whichever of the two failed.
+ */
+static void test_open_unmaps_each_mapping_once_when_one_fails(void)
+{
+    int fds = count_fds();
+    for (int mapped_first = 0; mapped_first < 2; mapped_first++) {
+        mmaps_before_failure = mapped_first;
+        struct ns_uring *r = NULL;
+        int rc = ns_uring_open(8, &r);
+        CHECK(mmaps_before_failure == -1); /* the failure came */
+        CHECK(rc == -ENOMEM);
+        CHECK(r == NULL);
+        CHECK(wrong_unmaps == 0);
+        CHECK(mapping_count == 0);
+        if (wrong_unmaps != 0 || mapping_count != 0)
+            fprintf(stderr, "  with mmap %d refused: %d unmaps of memory not mapped, %d mappings left\n",
+                    mapped_first + 1, wrong_unmaps, mapping_count);
+        wrong_unmaps = 0;
+    }
+    mmaps_before_failure = -1;
+    CHECK(count_fds() == fds);
 }
 
 /* ---- wakeup ---- */
@@ -386,6 +534,34 @@ static void test_completion_reports_what_is_ready_now(void)
     ns_uring_close(r);
 }
 
+static void stall_longer_than_timeout(void *unused)
+{
+    (void)unused;
+    sleep_ms(20);
+}
+
+/*
+ * A completion in the ring when a timed poll begins has its poll armed again and checked, however
+ * late the poll gets to that: here the poll loses the CPU, right after arming it again, for longer
+ * than its whole timeout, as on a busy machine. The socket was writable when the poll began and
+ * still is: it is reported.
+ */
+static void test_completion_checked_again_after_timeout_passed(void)
+{
+    struct ns_uring *r = open_ring(8);
+    int sv[2];
+    make_pair(sv);
+    apply_sync(r, NS_OP_ADD, sv[0], NS_IN | NS_OUT, TOKEN_A); /* writable: completes at once */
+    after_next_unlock = stall_longer_than_timeout;
+    struct ns_ready ready[4];
+    int n = poll_ring(r, ready, 4, 1, NULL);
+    CHECK(after_next_unlock == NULL); /* the stall came */
+    CHECK(n == 1);
+    CHECK(n == 1 && ready[0].token == TOKEN_A && ready[0].events == NS_OUT);
+    close_pair(sv);
+    ns_uring_close(r);
+}
+
 /* Nothing to submit and nothing in the ring: a poll that does not wait makes no system call. */
 static void test_idle_poll_without_wait_needs_no_call(void)
 {
@@ -450,6 +626,70 @@ static void test_completions_set_aside_are_checked_again(void)
     expect_one(r, TOKEN_A, NS_IN);
     close_pair(sv);
     close_pair(other);
+    ns_uring_close(r);
+}
+
+struct set_aside_during_wait {
+    struct ns_uring *r;
+    int peer; /* written to, or -1: the ring is woken instead */
+};
+
+/* Something becomes ready, and a sync apply on another thread takes its completion off the ring. */
+static void ready_then_set_aside(void *arg)
+{
+    struct set_aside_during_wait *w = arg;
+    if (w->peer >= 0)
+        put_byte(w->peer);
+    else
+        CHECK(ns_uring_wakeup(w->r) == 0);
+    struct apply_args a = {
+        .r = w->r,
+        .change = { .token = TOKEN_D, .fd = closed_fd(), .op = NS_OP_DEL, .error = -1 },
+        .sync = 1,
+        .result = -1,
+    };
+    pthread_t t;
+    CHECK(pthread_create(&t, NULL, apply_on_thread, &a) == 0);
+    CHECK(pthread_join(t, NULL) == 0);
+    CHECK(a.result >= 0);
+    CHECK(a.change.error == 0);
+}
+
+/*
+ * A completion set aside by an apply while a poll is about to wait (it has dropped the lock, not
+ * yet entered the kernel) ends that wait: first an fd's readiness, then a wakeup, whose poll is
+ * not armed again until a poll takes its record, so that only the record can end the wait.
+ */
+static void test_completion_set_aside_as_poll_waits_ends_the_wait(void)
+{
+    struct ns_uring *r = open_ring(8);
+    int sv[2];
+    make_pair(sv);
+    apply_sync(r, NS_OP_ADD, sv[0], NS_IN, TOKEN_A);
+    struct ns_ready ready[4];
+    CHECK(poll_ring(r, ready, 4, 0, NULL) == 0); /* the wakeup poll armed, by this thread */
+    struct set_aside_during_wait cases[2] = { { r, sv[1] }, { r, -1 } };
+    for (int i = 0; i < 2; i++) {
+        after_next_unlock = ready_then_set_aside;
+        after_next_unlock_arg = &cases[i];
+        long start = now_ms();
+        int n = poll_ring(r, ready, 4, READY_WAIT_MS, NULL);
+        long waited = now_ms() - start;
+        uint64_t token = cases[i].peer >= 0 ? TOKEN_A : NS_WAKEUP_TOKEN;
+        CHECK(after_next_unlock == NULL);
+        CHECK(n == 1);
+        CHECK(n == 1 && ready[0].token == token && ready[0].events == NS_IN);
+        CHECK(waited < READY_WAIT_MS);
+        if (waited >= READY_WAIT_MS)
+            fprintf(stderr, "  the poll slept until its timeout with the %s record set aside\n",
+                    cases[i].peer >= 0 ? "fd's" : "wakeup");
+        if (cases[i].peer >= 0) {
+            CHECK(drain_socket(sv[0]) == 1);
+            /* Its poll armed again by this thread, not by the next apply (whose thread ends). */
+            CHECK(poll_ring(r, ready, 4, 0, NULL) == 0);
+        }
+    }
+    close_pair(sv);
     ns_uring_close(r);
 }
 
@@ -610,6 +850,220 @@ static void test_capacity_smaller_than_ready_count(void)
         CHECK(seen[i] >= 2);
     for (int i = 0; i < 3; i++)
         close_pair(sv[i]);
+    ns_uring_close(r);
+}
+
+/* ---- a submission the kernel refuses ---- */
+
+/* The backend's submission ring holds this many entries. */
+#define SUBMISSION_RING 256
+
+/* Fills the submission ring: `count` ADDs on fd, slots 100 and up, not submitted yet. */
+static void queue_adds(struct ns_uring *r, int fd, int count)
+{
+    static struct ns_change batch[SUBMISSION_RING];
+    for (int i = 0; i < count; i++)
+        batch[i] = (struct ns_change){ .token = UINT64_C(1) << 32 | (uint64_t)(100 + i), .fd = fd,
+                                       .events = NS_IN, .op = NS_OP_ADD, .error = -1 };
+    CHECK(ns_uring_apply(r, batch, count, 0) == 0);
+    for (int i = 0; i < count; i++)
+        CHECK(batch[i].error == 0);
+}
+
+/*
+ * The io_uring_enter that makes room in a full submission ring fails (EAGAIN: the kernel had no
+ * memory for requests): the ADD fails with it and leaves its slot as it was, free, so that the
+ * same ADD again arms a poll.
+ */
+static void test_refused_add_leaves_slot_free(void)
+{
+    struct ns_uring *r = open_ring(8);
+    int idle[2], sv[2], error = -1;
+    make_pair(idle);
+    make_pair(sv);
+    queue_adds(r, idle[0], SUBMISSION_RING);
+    next_enter_fails_with = EAGAIN;
+    CHECK(apply1(r, NS_OP_ADD, sv[0], NS_IN, TOKEN_A, 1, &error) >= 0);
+    CHECK(next_enter_fails_with == 0);
+    CHECK(error == EAGAIN);
+    put_byte(sv[1]);
+    expect_none(r);
+    apply_sync(r, NS_OP_ADD, sv[0], NS_IN, TOKEN_A);
+    expect_one(r, TOKEN_A, NS_IN);
+    close_pair(idle);
+    close_pair(sv);
+    ns_uring_close(r);
+}
+
+/* The same for a DEL: the registration stays, and the DEL again removes its poll. */
+static void test_refused_del_leaves_poll_to_remove(void)
+{
+    struct ns_uring *r = open_ring(8);
+    int idle[2], sv[2], error = -1;
+    char c;
+    make_pair(idle);
+    make_pair(sv);
+    apply_sync(r, NS_OP_ADD, sv[0], NS_IN, TOKEN_A);
+    expect_none(r); /* the poll is armed in the kernel, holding the socket */
+    queue_adds(r, idle[0], SUBMISSION_RING);
+    next_enter_fails_with = EAGAIN;
+    CHECK(apply1(r, NS_OP_DEL, sv[0], 0, TOKEN_A, 1, &error) >= 0);
+    CHECK(next_enter_fails_with == 0);
+    CHECK(error == EAGAIN);
+    apply_sync(r, NS_OP_DEL, sv[0], 0, TOKEN_A);
+    close(sv[0]);
+    CHECK(readable_within(sv[1], 1000)); /* the poll let the socket go: end of stream */
+    CHECK(recv(sv[1], &c, 1, MSG_DONTWAIT) == 0);
+    close(sv[1]);
+    close_pair(idle);
+    ns_uring_close(r);
+}
+
+/* A poll whose re-arm is refused is armed by the next poll call. */
+static void test_refused_rearm_is_armed_by_next_poll(void)
+{
+    enum { COUNT = SUBMISSION_RING + 44 };
+    struct ns_uring *r = open_ring(COUNT);
+    int sv[2];
+    make_pair(sv);
+    static struct ns_change batch[COUNT];
+    static struct ns_ready ready[COUNT + 8];
+    static unsigned char seen[COUNT];
+    for (int i = 0; i < COUNT; i++)
+        batch[i] = (struct ns_change){ .token = UINT64_C(1) << 32 | (uint64_t)(10 + i), .fd = sv[0],
+                                       .events = NS_IN, .op = NS_OP_ADD, .error = -1 };
+    CHECK(ns_uring_apply(r, batch, COUNT, 1) >= 2);
+    CHECK(poll_ring(r, ready, COUNT + 8, 0, NULL) == 0);
+    /* Every poll completes; the poll call that finds them arms them again, more than the
+       submission ring holds, and the io_uring_enter that makes room fails. */
+    put_byte(sv[1]);
+    next_enter_fails_with = EAGAIN;
+    CHECK(ns_uring_poll(r, ready, COUNT + 8, 0) == -EAGAIN);
+    CHECK(next_enter_fails_with == 0);
+    memset(seen, 0, sizeof(seen));
+    int distinct = 0;
+    long deadline = now_ms() + READY_WAIT_MS;
+    while (distinct < COUNT && now_ms() < deadline) {
+        int n = poll_ring(r, ready, COUNT + 8, READY_WAIT_MS, NULL);
+        for (int i = 0; i < n; i++) {
+            uint32_t slot = (uint32_t)ready[i].token;
+            if (slot >= 10 && slot < COUNT + 10 && !seen[slot - 10]) {
+                seen[slot - 10] = 1;
+                distinct++;
+            }
+        }
+    }
+    CHECK(distinct == COUNT);
+    close_pair(sv);
+    ns_uring_close(r);
+}
+
+/* The same for the wakeup poll. */
+static void test_refused_wakeup_arm_is_armed_by_next_poll(void)
+{
+    struct ns_uring *r = open_ring(8);
+    int idle[2];
+    make_pair(idle);
+    queue_adds(r, idle[0], SUBMISSION_RING); /* before the first poll arms the wakeup poll */
+    next_enter_fails_with = EAGAIN;
+    struct ns_ready ready[8];
+    CHECK(ns_uring_poll(r, ready, 8, 0) == -EAGAIN);
+    CHECK(next_enter_fails_with == 0);
+    CHECK(ns_uring_wakeup(r) == 0);
+    expect_one(r, NS_WAKEUP_TOKEN, NS_IN);
+    close_pair(idle);
+    ns_uring_close(r);
+}
+
+/*
+ * ---- a poll whose owner cannot run its task work ----
+ * A poll that fires is finished by task work on the thread that armed it. Until that runs, the
+ * kernel refuses to remove the poll (EALREADY); and when the task work then finds the fd not
+ * ready (its wakeup carried no events, as inotify's does) it arms the poll again, and the refused
+ * removal is left undone: the backend asks again. Here the thread that armed the poll is held in
+ * clone(CLONE_VFORK), which task work does not interrupt, until its child exits.
+ */
+struct held_owner {
+    struct ns_uring *r;
+    struct ns_change add;
+    int held[2];    /* the child writes a byte: the owner is held */
+    int release[2]; /* a byte lets the child exit, and the owner go */
+    int finish[2];  /* a byte ends the owner thread, which cancels its polls */
+};
+
+/* The child's stack; AddressSanitizer, which knows only thread stacks, stays out of the child. */
+static char held_child_stack[64 * 1024] __attribute__((aligned(16)));
+
+__attribute__((no_sanitize("address"))) static int held_child(void *arg)
+{
+    struct held_owner *h = arg;
+    char byte = 0;
+    _exit(write(h->held[1], &byte, 1) == 1 && read(h->release[0], &byte, 1) == 1 ? 0 : 1);
+}
+
+static void *held_owner_thread(void *arg)
+{
+    struct held_owner *h = arg;
+    CHECK(ns_uring_apply(h->r, &h->add, 1, 1) >= 1);
+    CHECK(h->add.error == 0);
+    pid_t child = clone(held_child, held_child_stack + sizeof(held_child_stack),
+                        CLONE_VM | CLONE_VFORK | SIGCHLD, h);
+    CHECK(child > 0);
+    int status = -1;
+    CHECK(child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    char byte;
+    CHECK(read(h->finish[0], &byte, 1) == 1);
+    return NULL;
+}
+
+/*
+ * The removal of a poll is refused for longer than a sync DEL waits, and the slot then goes to a
+ * new key: the removal asked again is the old poll's, and once it is gone the new key's poll is
+ * armed and reports.
+ */
+static void test_refused_removal_of_reused_slot_is_asked_for_the_old_poll(void)
+{
+    struct ns_uring *r = open_ring(8);
+    struct ns_ready ready[4];
+    CHECK(poll_ring(r, ready, 4, 0, NULL) == 0);
+    char path[] = "/tmp/uring_backend_test.XXXXXX";
+    int file = mkstemp(path);
+    CHECK(file >= 0);
+    int watch = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+    CHECK(watch >= 0);
+    CHECK(inotify_add_watch(watch, path, IN_MODIFY) >= 0);
+    CHECK(unlink(path) == 0);
+    struct held_owner h = {
+        .r = r,
+        .add = { .token = TOKEN_A, .fd = watch, .events = NS_IN, .op = NS_OP_ADD, .error = -1 },
+    };
+    CHECK(pipe(h.held) == 0 && pipe(h.release) == 0 && pipe(h.finish) == 0);
+    pthread_t owner;
+    CHECK(pthread_create(&owner, NULL, held_owner_thread, &h) == 0);
+    char byte;
+    CHECK(readable_within(h.held[0], READY_WAIT_MS) && read(h.held[0], &byte, 1) == 1);
+
+    CHECK(write(file, "x", 1) == 1); /* the poll fires; its task work waits for the owner */
+    int error = -1;
+    CHECK(apply1(r, NS_OP_DEL, watch, 0, TOKEN_A, 1, &error) >= 0);
+    CHECK(error == 0);
+    char events[256];
+    CHECK(read(watch, events, sizeof(events)) > 0); /* not ready when the task work runs */
+    int sv[2];
+    make_pair(sv);
+    apply_sync(r, NS_OP_ADD, sv[0], NS_IN, TOKEN_B); /* slot 3 again */
+    CHECK(write(h.release[1], &byte, 1) == 1);
+    put_byte(sv[1]);
+    expect_one(r, TOKEN_B, NS_IN);
+
+    CHECK(write(h.finish[1], &byte, 1) == 1);
+    CHECK(pthread_join(owner, NULL) == 0);
+    close_pair(h.held);
+    close_pair(h.release);
+    close_pair(h.finish);
+    close_pair(sv);
+    close(watch);
+    close(file);
     ns_uring_close(r);
 }
 
@@ -826,6 +1280,7 @@ static void test_batch_larger_than_submission_ring(void)
 static const struct test tests[] = {
     T(test_open_rejects_bad_capacity),
     T(test_open_close_no_fd_leak),
+    T(test_open_unmaps_each_mapping_once_when_one_fails),
     T(test_wakeup_then_drained),
     T(test_several_wakeups_one_record),
     T(test_add_in_reports_exact_token),
@@ -837,14 +1292,21 @@ static const struct test tests[] = {
     T(test_unknown_op_is_einval),
     T(test_completion_for_readiness_gone_is_not_reported),
     T(test_completion_reports_what_is_ready_now),
+    T(test_completion_checked_again_after_timeout_passed),
     T(test_idle_poll_without_wait_needs_no_call),
     T(test_completions_set_aside_are_checked_again),
+    T(test_completion_set_aside_as_poll_waits_ends_the_wait),
     T(test_nonsync_add_then_poll),
     T(test_sync_apply_makes_calls),
     T(test_close_after_sync_del_sends_eof),
     T(test_ring_close_releases_armed_sockets),
     T(test_reused_fd_carries_new_token),
     T(test_capacity_smaller_than_ready_count),
+    T(test_refused_add_leaves_slot_free),
+    T(test_refused_del_leaves_poll_to_remove),
+    T(test_refused_rearm_is_armed_by_next_poll),
+    T(test_refused_wakeup_arm_is_armed_by_next_poll),
+    T(test_refused_removal_of_reused_slot_is_asked_for_the_old_poll),
     T(test_wakeup_from_other_thread),
     T(test_sync_add_from_other_thread_wakes_poll),
     T(test_timed_poll_when_idle),
