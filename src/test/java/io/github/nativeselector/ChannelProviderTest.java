@@ -15,6 +15,7 @@ import io.github.nativeselector.internal.BackendChoice;
 import io.github.nativeselector.internal.Config;
 import io.github.nativeselector.internal.NativeSelector;
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.StandardProtocolFamily;
 import java.nio.ByteBuffer;
@@ -25,6 +26,7 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
+import java.nio.channels.WritableByteChannel;
 import java.nio.channels.spi.SelectorProvider;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -141,7 +143,7 @@ class ChannelProviderTest {
 
     /** {@code channel}, registered for reading, is selected once {@code peer} wrote to it. */
     private static void assertReadableOnceWritten(Selector selector, SelectableChannel channel,
-            java.nio.channels.WritableByteChannel peer) throws IOException {
+            WritableByteChannel peer) throws IOException {
         channel.configureBlocking(false);
         SelectionKey key = channel.register(selector, SelectionKey.OP_READ);
         assertEquals(0, selector.selectNow(), "nothing written yet");
@@ -157,7 +159,7 @@ class ChannelProviderTest {
      */
     private static String inheritSocket(String classPath, String asked, String... jvmArgs) throws Exception {
         try (Listener listener = Listener.open(SocketKind.INET)) {
-            int port = ((java.net.InetSocketAddress) listener.address).getPort();
+            int port = ((InetSocketAddress) listener.address).getPort();
             List<String> launcher = List.of("bash", "-c", "exec \"$@\" 0<>/dev/tcp/127.0.0.1/" + port, "bash");
             InstallChild.Result child = InstallChild.run(launcher, classPath, List.of(jvmArgs),
                     InheritedChannelProbe.class, asked);

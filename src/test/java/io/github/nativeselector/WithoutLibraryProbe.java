@@ -1,12 +1,14 @@
 package io.github.nativeselector;
 
 import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.StandardProtocolFamily;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.channels.Channel;
 import java.nio.channels.DatagramChannel;
 import java.nio.channels.Pipe;
 import java.nio.channels.Selector;
@@ -69,7 +71,7 @@ public final class WithoutLibraryProbe {
     }
 
     /** Closes a freshly opened channel; its class name is the step's detail. */
-    private static String closed(java.nio.channels.Channel channel) throws java.io.IOException {
+    private static String closed(Channel channel) throws IOException {
         channel.close();
         return channel.getClass().getName();
     }

@@ -20,10 +20,10 @@ import java.util.Locale;
  * because the provider classes hold no state, which is checked class by class before allocating.
  * {@code allocateInstance} is not one of the memory-access methods JDK 24 and later warn about.
  *
- * <p>A modular application whose module graph lacks {@code jdk.unsupported} cannot see
- * {@code sun.misc.Unsafe}; there, and there only, the native library's JNI call to
- * {@code DefaultSelectorProvider.get()} is used (JNI applies no module checks). When neither works
- * the failure gives both reasons.
+ * <p>Where that cannot work, the native library's JNI call to {@code DefaultSelectorProvider.get()}
+ * is the second way (JNI applies no module checks): a modular application, or a runtime, whose
+ * module graph lacks {@code jdk.unsupported} cannot see {@code sun.misc.Unsafe}, and a later JDK
+ * may give the class state. When neither works the failure gives both reasons.
  */
 public final class BuiltInProvider {
 
