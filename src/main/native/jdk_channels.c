@@ -2,7 +2,13 @@
  * The JDK's channels, reached without --add-exports: JNI applies no module checks.
  * sun.nio.ch.SelChImpl is the interface every selectable JDK channel implements; its fd
  * and kill() are what a selector needs. DefaultSelectorProvider.get() is the built-in
- * provider, which opens the channels this library's provider hands out.
+ * provider, for a modular application that cannot reach it through sun.misc.Unsafe.
+ *
+ * A channel's provider() is the final field AbstractSelectableChannel.provider, set by the
+ * constructor from the provider that opened it. SetObjectField ignores final, and HotSpot
+ * trusts no final instance field of java.nio.channels.spi, so setting it (on a channel not yet
+ * published) makes provider() return this library's provider while the channel stays the
+ * JDK's. The field is looked up once; if a JDK lacks it, channels keep the JDK's provider.
  */
 #include "ns_jni.h"
 
@@ -13,6 +19,21 @@ static jmethodID selchimpl_fd;   /* int getFDVal() */
 static jmethodID selchimpl_kill; /* void kill() */
 static jclass default_provider;  /* global ref: sun.nio.ch.DefaultSelectorProvider */
 static jmethodID default_provider_get;
+static jfieldID channel_provider; /* AbstractSelectableChannel.provider, or NULL if absent */
+
+static jint find_channel_provider_field(JNIEnv *env)
+{
+    jclass cls = (*env)->FindClass(env, "java/nio/channels/spi/AbstractSelectableChannel");
+    if (cls == NULL)
+        return JNI_ERR;
+    channel_provider =
+        (*env)->GetFieldID(env, cls, "provider", "Ljava/nio/channels/spi/SelectorProvider;");
+    if (channel_provider == NULL) {
+        /* NoSuchFieldError: this JDK is built otherwise; channels keep the JDK's provider. */
+        (*env)->ExceptionClear(env);
+    }
+    return JNI_OK;
+}
 
 jint ns_jdk_channels_init(JNIEnv *env)
 {
@@ -32,13 +53,30 @@ jint ns_jdk_channels_init(JNIEnv *env)
         (*env)->GetStaticMethodID(env, cls, "get", "()Lsun/nio/ch/SelectorProviderImpl;");
     if (default_provider == NULL || default_provider_get == NULL)
         return JNI_ERR;
-    return JNI_OK;
+    return find_channel_provider_field(env);
 }
 
 jobject JNICALL ns_jdk_builtin_provider(JNIEnv *env, jclass cls)
 {
     (void)cls;
     return (*env)->CallStaticObjectMethod(env, default_provider, default_provider_get);
+}
+
+jboolean JNICALL ns_jdk_provider_field_found(JNIEnv *env, jclass cls)
+{
+    (void)env;
+    (void)cls;
+    return channel_provider != NULL ? JNI_TRUE : JNI_FALSE;
+}
+
+void JNICALL ns_jdk_set_provider(JNIEnv *env, jclass cls, jobject channel, jobject provider)
+{
+    (void)cls;
+    if (channel_provider == NULL || channel == NULL || provider == NULL) {
+        ns_throw(env, "java/lang/IllegalArgumentException", "no channel provider field, channel or provider");
+        return;
+    }
+    (*env)->SetObjectField(env, channel, channel_provider, provider);
 }
 
 jint JNICALL ns_jdk_fd(JNIEnv *env, jclass cls, jobject channel)

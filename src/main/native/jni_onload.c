@@ -9,6 +9,10 @@ static const JNINativeMethod jdk_channels_methods[] = {
     { "builtInProvider", "()Ljava/nio/channels/spi/SelectorProvider;", (void *)ns_jdk_builtin_provider },
     { "fd", "(Ljava/lang/Object;)I", (void *)ns_jdk_fd },
     { "kill", "(Ljava/lang/Object;)V", (void *)ns_jdk_kill },
+    { "providerFieldFound", "()Z", (void *)ns_jdk_provider_field_found },
+    { "setProvider",
+      "(Ljava/nio/channels/spi/AbstractSelectableChannel;Ljava/nio/channels/spi/SelectorProvider;)V",
+      (void *)ns_jdk_set_provider },
 };
 
 static const JNINativeMethod off_heap_methods[] = {

@@ -19,6 +19,8 @@ void ns_throw(JNIEnv *env, const char *class_name, const char *message);
 /* jdk_channels.c: the JDK's built-in provider and its channels' internals (sun.nio.ch). */
 jint ns_jdk_channels_init(JNIEnv *env);
 jobject JNICALL ns_jdk_builtin_provider(JNIEnv *env, jclass cls);
+jboolean JNICALL ns_jdk_provider_field_found(JNIEnv *env, jclass cls);
+void JNICALL ns_jdk_set_provider(JNIEnv *env, jclass cls, jobject channel, jobject provider);
 jint JNICALL ns_jdk_fd(JNIEnv *env, jclass cls, jobject channel);
 void JNICALL ns_jdk_kill(JNIEnv *env, jclass cls, jobject channel);
 

@@ -1,6 +1,7 @@
 package io.github.nativeselector;
 
 import io.github.nativeselector.internal.BackendChoice;
+import io.github.nativeselector.internal.ChannelProviders;
 import io.github.nativeselector.internal.Config;
 import io.github.nativeselector.internal.NativeLibrary;
 import java.io.IOException;
@@ -11,7 +12,8 @@ import java.util.List;
 
 /**
  * {@code java -jar native-selector.jar}: what this library can do on this machine. Prints the
- * system, the JDK, the native library, each backend (opened for real: "available", or why not),
+ * system, the JDK, the native library, which provider the channels report (this one, or the JDK's
+ * and why), each backend (opened for real: "available", or why not),
  * what {@code nativeselector.backend} gives, and the batch threshold. Exit status 0 when at least
  * one native backend works, 1 when none does, 2 when a {@code nativeselector.*} property is bad.
  */
@@ -47,6 +49,9 @@ public final class Diagnostics {
             return 2;
         }
         line("native library", libraryState());
+        line("channels", ChannelProviders.unavailableBecause()
+                .map(why -> "report the JDK's provider (" + why + ")")
+                .orElse("report this provider"));
         int working = 0;
         for (BackendChoice backend : BACKENDS) {
             String state = probe(new Config(backend, config.batchThreshold(), false));

@@ -1,6 +1,7 @@
 package io.github.nativeselector;
 
 import io.github.nativeselector.internal.BuiltInProvider;
+import io.github.nativeselector.internal.ChannelProviders;
 import io.github.nativeselector.internal.Config;
 import io.github.nativeselector.internal.NativeSelectors;
 import java.io.IOException;
@@ -10,13 +11,16 @@ import java.nio.channels.DatagramChannel;
 import java.nio.channels.Pipe;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
+import java.nio.channels.spi.AbstractSelectableChannel;
 import java.nio.channels.spi.AbstractSelector;
 import java.nio.channels.spi.SelectorProvider;
 
 /**
  * A {@link SelectorProvider} whose selectors run on the kernel's scalable readiness interface
  * (epoll on Linux) with batched registration changes. Channels are the JDK's own: every
- * {@code open*} method delegates to the JDK's built-in provider.
+ * {@code open*} method delegates to the JDK's built-in provider, and the channel it returns
+ * reports this provider as its {@code provider()} where the JDK allows it ({@code java -jar} says
+ * whether it does here).
  *
  * <p>Install it with {@code -Djava.nio.channels.spi.SelectorProvider=io.github.nativeselector.NativeSelectorProvider},
  * by putting the jar on the class path (it registers itself as a service), or by handing
@@ -58,41 +62,59 @@ public class NativeSelectorProvider extends SelectorProvider {
 
     @Override
     public DatagramChannel openDatagramChannel() throws IOException {
-        return BuiltInProvider.get().openDatagramChannel();
+        return own(BuiltInProvider.get().openDatagramChannel());
     }
 
     @Override
     public DatagramChannel openDatagramChannel(ProtocolFamily family) throws IOException {
-        return BuiltInProvider.get().openDatagramChannel(family);
+        return own(BuiltInProvider.get().openDatagramChannel(family));
     }
 
     @Override
     public Pipe openPipe() throws IOException {
-        return BuiltInProvider.get().openPipe();
+        Pipe pipe = BuiltInProvider.get().openPipe();
+        own(pipe.source());
+        own(pipe.sink());
+        return pipe;
     }
 
     @Override
     public ServerSocketChannel openServerSocketChannel() throws IOException {
-        return BuiltInProvider.get().openServerSocketChannel();
+        return own(BuiltInProvider.get().openServerSocketChannel());
     }
 
     @Override
     public ServerSocketChannel openServerSocketChannel(ProtocolFamily family) throws IOException {
-        return BuiltInProvider.get().openServerSocketChannel(family);
+        return own(BuiltInProvider.get().openServerSocketChannel(family));
     }
 
     @Override
     public SocketChannel openSocketChannel() throws IOException {
-        return BuiltInProvider.get().openSocketChannel();
+        return own(BuiltInProvider.get().openSocketChannel());
     }
 
     @Override
     public SocketChannel openSocketChannel(ProtocolFamily family) throws IOException {
-        return BuiltInProvider.get().openSocketChannel(family);
+        return own(BuiltInProvider.get().openSocketChannel(family));
     }
 
+    /**
+     * The channel the JVM inherited, made once by the JDK for the whole JVM with the system-wide
+     * provider. When that is a provider of this class it is left alone; otherwise (this provider
+     * used explicitly) it reports this provider.
+     */
     @Override
     public Channel inheritedChannel() throws IOException {
-        return BuiltInProvider.get().inheritedChannel();
+        Channel inherited = BuiltInProvider.get().inheritedChannel();
+        if (inherited instanceof AbstractSelectableChannel
+                && !(((AbstractSelectableChannel) inherited).provider() instanceof NativeSelectorProvider)) {
+            own((AbstractSelectableChannel) inherited);
+        }
+        return inherited;
+    }
+
+    /** The JDK's channel, reporting this provider where the JDK allows it ({@link ChannelProviders}). */
+    private <C extends AbstractSelectableChannel> C own(C channel) {
+        return ChannelProviders.adopt(channel, this);
     }
 }

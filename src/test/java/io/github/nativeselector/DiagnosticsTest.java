@@ -27,6 +27,7 @@ class DiagnosticsTest {
         assertTrue(line(child, "platform").startsWith(PLATFORM + " (this jar carries: "), child::toString);
         assertTrue(line(child, "platform").contains(PLATFORM), child::toString);
         assertTrue(line(child, "native library").startsWith("loaded from "), child::toString);
+        assertLine(child, "channels", "report this provider");
         assertLine(child, "backend epoll", "available");
         assertLine(child, "backend io_uring", "available");
         assertTrue(line(child, "backend pollset").startsWith("available (AIX's pollset API emulated over poll(2)"),
@@ -57,6 +58,7 @@ class DiagnosticsTest {
         assertLine(child, "platform", PLATFORM + " (this jar carries: none)");
         String expected = "no native library for " + PLATFORM + " in this jar";
         assertTrue(line(child, "native library").startsWith("not loaded: " + expected), child::toString);
+        assertTrue(line(child, "channels").startsWith("report the JDK's provider (" + expected), child::toString);
         for (String backend : List.of("epoll", "io_uring", "pollset")) {
             assertTrue(line(child, "backend " + backend).startsWith("not available: " + expected), child::toString);
         }

@@ -1,6 +1,7 @@
 package io.github.nativeselector;
 
 import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -28,15 +29,7 @@ public final class InstallHttpProbe {
 
     public static void main(String[] args) throws Exception {
         System.out.println("provider=" + SelectorProvider.provider().getClass().getName());
-        HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-        server.createContext("/greet", exchange -> {
-            byte[] body = ("hello, " + exchange.getRequestURI().getQuery()).getBytes(StandardCharsets.UTF_8);
-            exchange.sendResponseHeaders(200, body.length);
-            try (OutputStream out = exchange.getResponseBody()) {
-                out.write(body);
-            }
-        });
-        server.start();
+        HttpServer server = greetingServer();
         try {
             HttpClient client = HttpClient.newBuilder()
                     .version(HttpClient.Version.HTTP_1_1)
@@ -57,6 +50,20 @@ public final class InstallHttpProbe {
         }
         System.out.flush();
         System.exit(0);
+    }
+
+    /** A started HTTP server on loopback whose {@code /greet?Q} answers {@code hello, Q}. */
+    static HttpServer greetingServer() throws IOException {
+        HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        server.createContext("/greet", exchange -> {
+            byte[] body = ("hello, " + exchange.getRequestURI().getQuery()).getBytes(StandardCharsets.UTF_8);
+            exchange.sendResponseHeaders(200, body.length);
+            try (OutputStream out = exchange.getResponseBody()) {
+                out.write(body);
+            }
+        });
+        server.start();
+        return server;
     }
 
     /**

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.github.nativeselector.internal.NativeLibrary;
 import io.github.nativeselector.internal.NativeSelector;
 import java.io.File;
 import java.nio.file.Files;
@@ -21,12 +20,11 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The ways an application installs the provider, each in a fresh JVM: the system property, the
- * services file, {@code -Dnativeselector.backend=jdk}, the JDK's HTTP client and server on it, and
- * the fallback when the native library is missing from the jar.
+ * services file, {@code -Dnativeselector.backend=jdk}, and the JDK's HTTP client and server on it.
+ * {@link WithoutLibraryTest} installs it where the native library cannot be used.
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 class InstallTest {
@@ -81,46 +79,6 @@ class InstallTest {
         assertTrue(child.stderr().isBlank(), child::toString);
     }
 
-    @Test
-    void autoFallsBackToTheJdkSelectorWhenTheJarHasNoNativeLibrary(@TempDir Path dir) throws Exception {
-        String classPath = classPathWithoutNativeLibrary(dir);
-        InstallChild.Result child = InstallChild.run(classPath, List.of(
-                "--add-exports", "java.base/sun.nio.ch=ALL-UNNAMED",
-                "-Djava.library.path=" + emptyDirectory(dir),
-                "-Dnativeselector.backend=auto"), InstallProbe.class);
-        assertEquals(0, child.exitCode(), child::toString);
-        assertEquals(PROVIDER, child.value("provider"), child::toString);
-        assertJdkSelector(child.value("selector"), child);
-        assertJdkSelector(child.value("second"), child);
-        assertEquals("ok rounds=20", child.value("echo"), child::toString);
-        assertEquals("absent", child.value("stats"), child::toString);
-        List<String> warnings = child.stderr().lines()
-                .filter(line -> line.contains("native selector unavailable"))
-                .collect(Collectors.toList());
-        assertEquals(1, warnings.size(), () -> "expected one warning for two selectors: " + child);
-        assertTrue(warnings.get(0).contains("no native library for " + NativeLibrary.platform()),
-                () -> "the warning does not say why: " + warnings.get(0));
-        assertFalse(child.stderr().contains("Exception"), child::toString);
-    }
-
-    @Test
-    void epollFailsWithAnIOExceptionWhenTheJarHasNoNativeLibrary(@TempDir Path dir) throws Exception {
-        String classPath = classPathWithoutNativeLibrary(dir);
-        InstallChild.Result child = InstallChild.run(classPath, List.of(
-                "--add-exports", "java.base/sun.nio.ch=ALL-UNNAMED",
-                "-Djava.library.path=" + emptyDirectory(dir),
-                "-Dnativeselector.backend=epoll"), InstallProbe.class);
-        assertEquals(3, child.exitCode(), child::toString);
-        assertEquals(PROVIDER, child.value("provider"), child::toString);
-        String error = child.value("error");
-        assertNotNull(error, child::toString);
-        assertTrue(error.startsWith("java.io.IOException: "), () -> "not an IOException: " + error);
-        assertTrue(error.contains("no native library for " + NativeLibrary.platform()),
-                () -> "the message does not say there is no library for this platform: " + error);
-        assertFalse(child.stderr().contains("native selector unavailable"),
-                () -> "epoll must fail, not fall back: " + child);
-    }
-
     // ---- helpers -------------------------------------------------------------------------
 
     private static void assertNativeProbe(InstallChild.Result child) {
@@ -157,19 +115,34 @@ class InstallTest {
      * (which hold the probe).
      */
     static String classPathWithoutNativeLibrary(Path dir) throws Exception {
+        return classPathWithout(dir, "META-INF/native");
+    }
+
+    /**
+     * A copy of the main classes without {@code META-INF/services}, followed by the test classes:
+     * the JDK's built-in provider stays the system-wide one.
+     */
+    static String classPathWithoutServicesFile(Path dir) throws Exception {
+        return classPathWithout(dir, "META-INF/services");
+    }
+
+    /** A copy of the main classes without the folder {@code leftOut}, followed by the test classes. */
+    private static String classPathWithout(Path dir, String leftOut) throws Exception {
         Path mainClasses = Paths.get(NativeSelectorProvider.class.getProtectionDomain().getCodeSource()
                 .getLocation().toURI());
         Path testClasses = Paths.get(InstallProbe.class.getProtectionDomain().getCodeSource()
                 .getLocation().toURI());
         assertTrue(Files.isDirectory(mainClasses), "main classes are a directory: " + mainClasses);
         assertTrue(Files.isDirectory(testClasses.resolve("io/github/nativeselector")), testClasses.toString());
-        assertFalse(Files.exists(testClasses.resolve("META-INF/native")), "test classes carry no library");
-        Path copy = dir.resolve("classes-without-native");
-        Path nativeFolder = mainClasses.resolve("META-INF").resolve("native");
-        assertTrue(Files.isDirectory(nativeFolder), "the build has a native folder to leave out");
+        for (String mainOnly : List.of("META-INF/native", "META-INF/services")) {
+            assertFalse(Files.exists(testClasses.resolve(mainOnly)), "test classes carry no " + mainOnly);
+        }
+        Path copy = dir.resolve("classes-without-" + Paths.get(leftOut).getFileName());
+        Path leftOutFolder = mainClasses.resolve(leftOut);
+        assertTrue(Files.isDirectory(leftOutFolder), "the build has a folder " + leftOut + " to leave out");
         List<Path> sources;
         try (Stream<Path> walk = Files.walk(mainClasses)) {
-            sources = walk.filter(p -> !p.startsWith(nativeFolder)).collect(Collectors.toList());
+            sources = walk.filter(p -> !p.startsWith(leftOutFolder)).collect(Collectors.toList());
         }
         for (Path source : sources) {
             Path target = copy.resolve(mainClasses.relativize(source).toString());
@@ -179,9 +152,8 @@ class InstallTest {
                 Files.copy(source, target);
             }
         }
-        assertTrue(Files.exists(copy.resolve("META-INF/services/java.nio.channels.spi.SelectorProvider")));
         assertTrue(Files.exists(copy.resolve(NativeSelectorProvider.class.getName().replace('.', '/') + ".class")));
-        assertFalse(Files.exists(copy.resolve("META-INF/native")));
+        assertFalse(Files.exists(copy.resolve(leftOut)));
         List<String> entries = new ArrayList<>(List.of(copy.toString(), testClasses.toString()));
         return String.join(File.pathSeparator, entries);
     }

@@ -1,11 +1,13 @@
 package io.github.nativeselector.internal;
 
+import java.nio.channels.spi.AbstractSelectableChannel;
 import java.nio.channels.spi.SelectorProvider;
 
 /**
- * The JDK's internals a selector needs, reached through JNI (which applies no module checks),
- * so no {@code --add-exports} is needed: the built-in provider, and each channel's fd and
- * {@code kill()} from {@code sun.nio.ch.SelChImpl}.
+ * The JDK's internals this library needs, reached through JNI (which applies no module checks),
+ * so no {@code --add-exports} is needed: each channel's fd and {@code kill()} from
+ * {@code sun.nio.ch.SelChImpl}, the provider a channel reports, and the built-in provider for
+ * where {@link BuiltInProvider} cannot make it.
  */
 final class JdkChannels {
 
@@ -20,4 +22,10 @@ final class JdkChannels {
 
     /** Finishes closing a channel that is closed and no longer registered: releases its fd. */
     static native void kill(Object channel) throws java.io.IOException;
+
+    /** Whether this JDK's {@code AbstractSelectableChannel} has the field {@link #setProvider} sets. */
+    static native boolean providerFieldFound();
+
+    /** Makes {@code channel.provider()} return {@code provider}: sets the final field its constructor set. */
+    static native void setProvider(AbstractSelectableChannel channel, SelectorProvider provider);
 }

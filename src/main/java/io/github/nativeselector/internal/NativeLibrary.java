@@ -1,11 +1,16 @@
 package io.github.nativeselector.internal;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.URL;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.attribute.PosixFilePermission;
@@ -16,15 +21,33 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Set;
 
 /**
- * Loads {@code libnativeselector}: from {@code java.library.path} if it is there, otherwise from
- * the jar ({@code META-INF/native/<os>-<arch>/}), copied into a new directory only the owner can
- * use, under a name nobody can predict, checked against the jar's copy (SHA-256) just before it
- * is loaded, and deleted once loaded. A failure says why: no library
- * for this platform, a temporary directory mounted noexec, a library built for another machine.
+ * Loads {@code libnativeselector}: a copy installed on {@code java.library.path} if there is one
+ * and it loads, otherwise the jar's copy ({@code META-INF/native/<os>-<arch>/}). A failure says
+ * why, giving both reasons when both copies were tried: no library for this platform, an
+ * extraction directory that is missing, read-only, mounted noexec or open to other users, a
+ * library built for another machine, or a stale installed copy whose {@code JNI_OnLoad} fails or
+ * registers a method this version no longer has. Any {@link LinkageError} of a load is caught (a
+ * pending {@code NoSuchMethodError} from {@code RegisterNatives} is one), so a stale copy never
+ * keeps the jar's from being tried.
+ *
+ * <p>The jar's copy is written into a new directory under a name nobody can predict, checked, loaded
+ * and deleted (once mapped, the file is not needed). {@code System.load} takes a path, which the JDK
+ * canonicalises before the C library opens it again, so holding the checked file open would not
+ * help: loading {@code /proc/self/fd/N} loads the path it links to. The check therefore makes the
+ * path trustworthy, not only the file ({@link #verify}): the extraction root is resolved to its real
+ * path first, so no component is a symbolic link; every directory from the root of the file system
+ * down to the extraction directory is owned by root or by this process's user and writable by no
+ * one else, unless sticky (where others cannot rename or remove what is ours); and the extraction
+ * directory is this user's and owner-only. After that no other user can change what the path names
+ * before it is loaded, and the file's content is compared with the jar's (SHA-256).
+ *
+ * <p>Locking: the static fields are guarded by the class's monitor.
  */
 public final class NativeLibrary {
 
@@ -35,6 +58,13 @@ public final class NativeLibrary {
     /** Every {@code <os>-<arch>} folder a build of this library can fill. */
     private static final List<String> BUILDABLE_PLATFORMS = List.of("linux-x86_64", "linux-aarch64", "aix-ppc64");
     private static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rwx------");
+    /** {@code st_mode} bits, as the {@code unix:mode} attribute gives them. */
+    private static final int FILE_TYPE = 0170000;
+    private static final int DIRECTORY_TYPE = 0040000;
+    private static final int STICKY = 01000;
+    private static final int GROUP_OR_OTHERS_ANY = 0077;
+    private static final int GROUP_OR_OTHERS_WRITE = 0022;
+    private static final int ROOT = 0;
 
     private static boolean loaded;
     private static String loadedFrom;
@@ -55,6 +85,9 @@ public final class NativeLibrary {
                 return;
             } catch (IOException e) {
                 failure = e;
+            } catch (RuntimeException e) {
+                // A setting the file system cannot take, say: a reason like any other, never a crash of NIO.
+                failure = new IOException("cannot load the native library: " + e, e);
             }
         }
         throw new IOException(failure.getMessage(), failure);
@@ -88,13 +121,46 @@ public final class NativeLibrary {
     }
 
     private static void load() throws IOException {
-        try {
-            System.loadLibrary(NAME);
-            loadedFrom = "java.library.path";
-            return;
-        } catch (UnsatisfiedLinkError notOnLibraryPath) {
-            // Expected unless the user installed the library: use the jar's copy.
+        Optional<Path> installed = onLibraryPath();
+        String refused = null;
+        if (installed.isPresent()) {
+            try {
+                System.load(installed.get().toString());
+                loadedFrom = installed.get().toString();
+                return;
+            } catch (LinkageError stale) {
+                refused = installed.get() + " was refused: " + stale;
+            }
         }
+        try {
+            String fromJar = loadFromJar();
+            loadedFrom = refused == null ? fromJar : fromJar + " (on java.library.path, " + refused + ")";
+        } catch (IOException e) {
+            if (refused == null) {
+                throw e;
+            }
+            throw new IOException(e.getMessage() + "; and on java.library.path, " + refused, e);
+        }
+    }
+
+    /** The library in the first {@code java.library.path} folder that has one, as the JDK searches it. */
+    private static Optional<Path> onLibraryPath() {
+        String fileName = System.mapLibraryName(NAME);
+        for (String folder : System.getProperty("java.library.path", "").split(File.pathSeparator)) {
+            try {
+                Path candidate = Paths.get(folder.isEmpty() ? "." : folder, fileName).toAbsolutePath();
+                if (Files.isRegularFile(candidate)) {
+                    return Optional.of(candidate);
+                }
+            } catch (InvalidPathException notAFolder) {
+                // The JDK skips what cannot name a folder too.
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** Extracts the jar's copy, checks it and loads it; returns where it came from. */
+    private static String loadFromJar() throws IOException {
         String fileName = System.mapLibraryName(NAME);
         String resource = "/META-INF/native/" + platform() + "/" + fileName;
         URL url = NativeLibrary.class.getResource(resource);
@@ -102,8 +168,7 @@ public final class NativeLibrary {
             throw new IOException("no native library for " + platform() + " in this jar (" + resource
                     + " is missing); it has: " + (carriedPlatforms().isEmpty() ? "none" : String.join(", ", carriedPlatforms())));
         }
-        Path directory = Files.createTempDirectory(extractionRoot(), "nativeselector-",
-                PosixFilePermissions.asFileAttribute(OWNER_ONLY));
+        Path directory = createExtractionDirectory();
         Path file = directory.resolve(fileName);
         try {
             byte[] expected;
@@ -114,8 +179,8 @@ public final class NativeLibrary {
             }
             verify(file, expected);
             System.load(file.toString());
-            loadedFrom = url.toString();
-        } catch (UnsatisfiedLinkError e) {
+            return url.toString();
+        } catch (LinkageError e) {
             throw new IOException(explain(e, directory), e);
         } finally {
             // Once mapped, the library no longer needs its file.
@@ -124,15 +189,43 @@ public final class NativeLibrary {
         }
     }
 
+    /** A new owner-only directory under the real path of the extraction root. */
+    private static Path createExtractionDirectory() throws IOException {
+        Path root = extractionRoot();
+        try {
+            return Files.createTempDirectory(root.toRealPath(), "nativeselector-",
+                    PosixFilePermissions.asFileAttribute(OWNER_ONLY));
+        } catch (IOException e) {
+            String why = e instanceof NoSuchFileException ? "it does not exist"
+                    : e instanceof AccessDeniedException ? "permission denied"
+                    : e instanceof FileSystemException && ((FileSystemException) e).getReason() != null
+                            ? ((FileSystemException) e).getReason() : e.toString();
+            throw new IOException("cannot extract the native library into " + root + ": " + why + "; set -D"
+                    + TMPDIR_PROPERTY + " to a directory where it may be written and loaded, or put "
+                    + System.mapLibraryName(NAME) + " on java.library.path", e);
+        }
+    }
+
     /**
-     * Checks that the extracted file is still what the jar holds, and still in a directory only
-     * its owner can change, so what gets loaded is the jar's library.
+     * Checks that what {@code file}'s path names can be changed by no other user until it is
+     * loaded, and that it is what the jar holds (the class comment says why this is enough).
      */
-    private static void verify(Path file, byte[] expected) throws IOException {
+    static void verify(Path file, byte[] expected) throws IOException {
+        int user = processUid();
         Path directory = file.getParent();
-        Set<PosixFilePermission> granted = Files.getPosixFilePermissions(directory, LinkOption.NOFOLLOW_LINKS);
-        if (!OWNER_ONLY.containsAll(granted)) {
-            throw new IOException("cannot load the native library: " + directory + " is no longer owner-only");
+        Entry extraction = Entry.of(directory);
+        if (!extraction.isDirectory() || extraction.uid() != user || (extraction.mode() & GROUP_OR_OTHERS_ANY) != 0) {
+            throw unsafe(directory + " is not an owner-only directory of this process's uid " + user + " ("
+                    + extraction + ")");
+        }
+        for (Path above = directory.getParent(); above != null; above = above.getParent()) {
+            Entry entry = Entry.of(above);
+            boolean trustedOwner = entry.uid() == ROOT || entry.uid() == user;
+            boolean othersMayRename = (entry.mode() & GROUP_OR_OTHERS_WRITE) != 0 && (entry.mode() & STICKY) == 0;
+            if (!entry.isDirectory() || !trustedOwner || othersMayRename) {
+                throw unsafe(above + " may be changed by users other than root and this process's uid " + user
+                        + " (" + entry + ")");
+            }
         }
         MessageDigest digest = sha256();
         try (InputStream in = Files.newInputStream(file, LinkOption.NOFOLLOW_LINKS)) {
@@ -141,6 +234,43 @@ public final class NativeLibrary {
         if (!MessageDigest.isEqual(expected, digest.digest())) {
             throw new IOException("cannot load the native library: " + file
                     + " changed between extraction and loading");
+        }
+    }
+
+    /** A file system entry's owner and {@code st_mode}, read without following a symbolic link. */
+    private record Entry(int uid, int mode) {
+
+        static Entry of(Path path) throws IOException {
+            Map<String, Object> attributes = Files.readAttributes(path, "unix:uid,mode", LinkOption.NOFOLLOW_LINKS);
+            return new Entry((Integer) attributes.get("uid"), (Integer) attributes.get("mode"));
+        }
+
+        boolean isDirectory() {
+            return (mode & FILE_TYPE) == DIRECTORY_TYPE;
+        }
+
+        @Override
+        public String toString() {
+            return "uid " + uid + ", mode " + Integer.toOctalString(mode);
+        }
+    }
+
+    private static IOException unsafe(String why) {
+        return new IOException("cannot load the native library safely: " + why + "; set -D" + TMPDIR_PROPERTY
+                + " to a directory that only root and this user can change");
+    }
+
+    /**
+     * The user this process runs as: the owner of its {@code /proc/<pid>} directory, which the
+     * kernel sets (Linux and AIX); Java has no call for it.
+     */
+    private static int processUid() throws IOException {
+        Path self = Paths.get("/proc", String.valueOf(ProcessHandle.current().pid()));
+        try {
+            return (Integer) Files.getAttribute(self, "unix:uid");
+        } catch (IOException e) {
+            throw new IOException("cannot load the native library safely: cannot tell which user this process runs as ("
+                    + e + ")", e);
         }
     }
 
@@ -156,7 +286,7 @@ public final class NativeLibrary {
         return Paths.get(System.getProperty(TMPDIR_PROPERTY, System.getProperty("java.io.tmpdir")));
     }
 
-    private static String explain(UnsatisfiedLinkError e, Path directory) {
+    private static String explain(LinkageError e, Path directory) {
         String message = String.valueOf(e.getMessage());
         String hint;
         if (isNoexec(directory)) {
