@@ -28,7 +28,7 @@ import java.nio.channels.spi.SelectorProvider;
  *
  * <p>Settings are read when a selector is opened: {@code nativeselector.backend} ({@code auto},
  * {@code epoll}, {@code io_uring}, {@code pollset}, {@code jdk}), {@code nativeselector.batchThreshold}
- * (at least 1) and {@code nativeselector.jmx} ({@code true}, {@code false}).
+ * (1 to 65,536) and {@code nativeselector.jmx} ({@code true}, {@code false}).
  */
 public class NativeSelectorProvider extends SelectorProvider {
 
