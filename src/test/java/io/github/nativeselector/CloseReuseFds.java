@@ -84,13 +84,14 @@ final class CloseReuseFds {
     }
 
     /**
-     * Fails unless every descriptor opened since the baseline is closed again within a few
-     * seconds (a leak is permanent; a close still under way on another thread is not). Descriptors
+     * Fails unless every descriptor opened since the baseline is closed again within
+     * {@link ContractSupport#AWAIT_MS} (a leak is permanent; a close still under way on another
+     * thread is not). Descriptors
      * of the baseline that close meanwhile, such as those of an earlier test's unreachable
      * selectors, are no concern of this check.
      */
     static void assertBackToBaseline(Map<Integer, String> baseline, String what) throws IOException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ContractSupport.AWAIT_MS);
         Map<Integer, String> left = opened(baseline, snapshot());
         while (!left.isEmpty() && System.nanoTime() < deadline) {
             sleep(20);
