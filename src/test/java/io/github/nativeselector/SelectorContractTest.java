@@ -253,10 +253,8 @@ class SelectorContractTest {
         })) {
             bg.awaitBlockedInSelect();
             assertFalse(bg.isDone(), "select returned before the " + what);
-            long t0 = System.nanoTime();
+            // A change that waited for the select in progress would hang here, until the class's timeout.
             change.apply();
-            long took = ContractSupport.millisSince(t0);
-            assertTrue(took < 2_000, what + " during a select took " + took + " ms");
             if (appliedAtOnce) {
                 selectedInProgress = bg.get(AWAIT_MS);
                 assertTrue(selectedInProgress > 0, what + " filled the queue: the select in progress sees it");

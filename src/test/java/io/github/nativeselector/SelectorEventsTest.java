@@ -49,8 +49,8 @@ class SelectorEventsTest {
             recording.enable(STATISTICS).withPeriod(Duration.ofMillis(100));
             recording.enable(BATCH).with("minimumChanges", "2");
             recording.start();
-            epoll = registerAndToggle(TestSelectors.EPOLL_BATCHED, 100);
-            pollset = registerAndToggle(TestSelectors.POLLSET_BATCHED, 100);
+            epoll = registerAndToggle(TestSelectors.EPOLL_BATCHED, 100, run -> awaitStatistics(recording, dir, run));
+            pollset = registerAndToggle(TestSelectors.POLLSET_BATCHED, 100, run -> awaitStatistics(recording, dir, run));
             recording.stop();
             events = read(recording, dir);
         }
@@ -60,10 +60,7 @@ class SelectorEventsTest {
         assertEquals(List.of("64:1", "36:1"), batches(events, pollset.selectorId()), "pollset: one pollset_ctl per batch");
 
         for (Run run : List.of(epoll, pollset)) {
-            List<RecordedEvent> statistics = events.stream()
-                    .filter(e -> e.getEventType().getName().equals(STATISTICS))
-                    .filter(e -> e.getLong("selectorId") == run.selectorId())
-                    .collect(Collectors.toList());
+            List<RecordedEvent> statistics = statistics(events, run.selectorId());
             assertFalse(statistics.isEmpty(), "no periodic event for selector " + run.selectorId());
             RecordedEvent last = statistics.get(statistics.size() - 1);
             assertEquals(run.stats().backend(), last.getString("backend"));
@@ -83,8 +80,8 @@ class SelectorEventsTest {
         try (Recording recording = new Recording()) {
             recording.enable(BATCH);
             recording.start();
-            small = registerAndToggle(TestSelectors.EPOLL_BATCHED, 15);
-            large = registerAndToggle(TestSelectors.EPOLL_BATCHED, 16);
+            small = registerAndToggle(TestSelectors.EPOLL_BATCHED, 15, run -> { });
+            large = registerAndToggle(TestSelectors.EPOLL_BATCHED, 16, run -> { });
             recording.stop();
             events = read(recording, dir);
         }
@@ -92,11 +89,17 @@ class SelectorEventsTest {
         assertEquals(List.of("16:16"), batches(events, large.selectorId()));
     }
 
+    /** What is done with a selector before it is closed. */
+    @FunctionalInterface
+    private interface BeforeClose {
+        void accept(Run run) throws Exception;
+    }
+
     /**
      * Registers {@code pipes} pipe sources with a new selector (threshold 64), selects, changes one
-     * key's interest and selects again, waiting long enough for a few periodic events.
+     * key's interest and selects again; then hands what it did to {@code beforeClose}.
      */
-    private static Run registerAndToggle(TestSelectors kind, int pipes) throws Exception {
+    private static Run registerAndToggle(TestSelectors kind, int pipes, BeforeClose beforeClose) throws Exception {
         Set<ObjectName> before = SelectorMBeanNames.selectors();
         List<Pipe> opened = new ArrayList<>();
         try (Selector selector = kind.open()) {
@@ -112,14 +115,38 @@ class SelectorEventsTest {
             assertEquals(0, selector.selectNow());
             last.interestOps(0);
             assertEquals(0, selector.selectNow());
-            Thread.sleep(350);
-            return new Run(id, SelectorStats.of(selector).orElseThrow());
+            Run run = new Run(id, SelectorStats.of(selector).orElseThrow());
+            beforeClose.accept(run);
+            return run;
         } finally {
             for (Pipe pipe : opened) {
                 pipe.source().close();
                 pipe.sink().close();
             }
         }
+    }
+
+    /**
+     * Waits until the running recording holds a periodic event of the run's selector with the
+     * run's counters: the period is 100 ms, but a busy machine can hold the recorder's periodic
+     * thread back far longer.
+     */
+    private static void awaitStatistics(Recording recording, Path dir, Run run) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (statistics(read(recording, dir), run.selectorId()).stream()
+                .noneMatch(e -> e.getLong("changesApplied") == run.stats().changesApplied())) {
+            assertTrue(System.nanoTime() < deadline, "no periodic event of selector " + run.selectorId()
+                    + " with its " + run.stats().changesApplied() + " changes applied within 10 s");
+            Thread.sleep(50);
+        }
+    }
+
+    /** The selector's SelectorStatistics events, in the order the recording holds them. */
+    private static List<RecordedEvent> statistics(List<RecordedEvent> events, long selectorId) {
+        return events.stream()
+                .filter(e -> e.getEventType().getName().equals(STATISTICS))
+                .filter(e -> e.getLong("selectorId") == selectorId)
+                .collect(Collectors.toList());
     }
 
     private static List<RecordedEvent> read(Recording recording, Path dir) throws IOException {

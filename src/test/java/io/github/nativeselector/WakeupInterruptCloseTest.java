@@ -5,7 +5,6 @@ import static io.github.nativeselector.ContractSupport.AWAIT_MS;
 import static io.github.nativeselector.ContractSupport.assertSelectBlocks;
 import static io.github.nativeselector.ContractSupport.awaitSelected;
 import static io.github.nativeselector.ContractSupport.millisSince;
-import static io.github.nativeselector.ContractSupport.openFdCount;
 import static java.nio.channels.SelectionKey.OP_ACCEPT;
 import static java.nio.channels.SelectionKey.OP_READ;
 import static java.nio.channels.SelectionKey.OP_WRITE;
@@ -28,6 +27,7 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -503,17 +503,11 @@ class WakeupInterruptCloseTest {
     @MethodSource(ALL)
     void noFileDescriptorOutlivesTheSelectorAndItsClosedChannels(TestSelectors s) throws Exception {
         churn(s); // warm-up: class loading and lazily opened JDK resources
-        long baseline = openFdCount();
+        Map<Integer, String> baseline = CloseReuseFds.snapshot();
         for (int i = 0; i < 3; i++) {
             churn(s);
         }
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(AWAIT_MS);
-        long now = openFdCount();
-        while (now > baseline && System.nanoTime() < deadline) {
-            Thread.sleep(50);
-            now = openFdCount();
-        }
-        assertTrue(now <= baseline, "open fds: " + baseline + " before, " + now + " after");
+        CloseReuseFds.assertBackToBaseline(baseline, "after closing the selectors and their channels");
     }
 
     private static void churn(TestSelectors s) throws Exception {
