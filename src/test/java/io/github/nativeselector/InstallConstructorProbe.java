@@ -18,12 +18,12 @@ public final class InstallConstructorProbe {
 
     public static void main(String[] args) throws Exception {
         System.out.println("loadedBefore=" + libraryMapped());
-        long fdsBefore = openFds();
+        long fdsBefore = CloseReuseFds.snapshot().size();
         List<NativeSelectorProvider> providers = new ArrayList<>();
         for (int i = 0; i < 1000; i++) {
             providers.add(new NativeSelectorProvider());
         }
-        long fdsAfter = openFds();
+        long fdsAfter = CloseReuseFds.snapshot().size();
         System.out.println("constructed=" + providers.size());
         System.out.println("loadedAfterConstruct=" + libraryMapped());
         System.out.println("fdDelta=" + (fdsAfter - fdsBefore));
@@ -37,11 +37,5 @@ public final class InstallConstructorProbe {
     static boolean libraryMapped() throws IOException {
         return Files.readAllLines(Paths.get("/proc/self/maps")).stream()
                 .anyMatch(line -> line.contains(System.mapLibraryName("nativeselector")));
-    }
-
-    static long openFds() throws IOException {
-        try (var entries = Files.list(Paths.get("/proc/self/fd"))) {
-            return entries.count();
-        }
     }
 }

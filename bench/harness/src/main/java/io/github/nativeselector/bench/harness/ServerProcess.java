@@ -2,9 +2,14 @@ package io.github.nativeselector.bench.harness;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
@@ -51,6 +56,7 @@ final class ServerProcess implements AutoCloseable {
         ServerProcess server = new ServerProcess(builder.start(), log);
         try {
             server.awaitReady();
+            server.awaitFirstReply();
             String backend = server.ready.getOrDefault("backend", "?");
             if (!backend.equals(spec.expectedBackend())) {
                 throw RunFailure.failed("asked for " + spec.expectedBackend() + ", the server runs on " + backend
@@ -60,6 +66,28 @@ final class ServerProcess implements AutoCloseable {
         } catch (RunFailure | IOException | RuntimeException e) {
             server.close();
             throw e;
+        }
+    }
+
+    /**
+     * Waits until the server has answered one request (an 8-byte echo): a cold JVM on a busy
+     * machine can take seconds over its first, which would otherwise fall in a short measured
+     * window and read as a server that answers nothing.
+     */
+    private void awaitFirstReply() throws RunFailure, IOException {
+        byte[] request = {0, 0, 0, 8, 0, 0, 0, 8};
+        int timeoutMillis = (int) TimeUnit.SECONDS.toMillis(READY_TIMEOUT_SECONDS);
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port()), timeoutMillis);
+            socket.setSoTimeout(timeoutMillis);
+            socket.getOutputStream().write(request);
+            byte[] reply = socket.getInputStream().readNBytes(request.length);
+            if (!Arrays.equals(request, reply)) {
+                throw RunFailure.failed("the server's first reply was " + Arrays.toString(reply) + ", not the echo of "
+                        + Arrays.toString(request));
+            }
+        } catch (SocketTimeoutException e) {
+            throw RunFailure.failed("the server answered no request within " + READY_TIMEOUT_SECONDS + " s");
         }
     }
 
