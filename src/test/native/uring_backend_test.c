@@ -597,6 +597,25 @@ static void *apply_on_thread(void *arg)
  * "(or set aside by an apply on another thread)": a sync apply takes completions off the ring;
  * they are checked again like completions in the ring.
  */
+/*
+ * A sync DEL of a token that is not registered, on a thread of its own: it takes every completion
+ * off the ring and sets it aside. Returns the apply's result (the system calls it made).
+ */
+static int set_aside_on_thread(struct ns_uring *r)
+{
+    struct apply_args a = {
+        .r = r,
+        .change = { .token = TOKEN_D, .fd = closed_fd(), .op = NS_OP_DEL, .error = -1 },
+        .sync = 1,
+        .result = -1,
+    };
+    pthread_t t;
+    CHECK(pthread_create(&t, NULL, apply_on_thread, &a) == 0);
+    CHECK(pthread_join(t, NULL) == 0);
+    CHECK(a.change.error == 0);
+    return a.result;
+}
+
 static void test_completions_set_aside_are_checked_again(void)
 {
     struct ns_uring *r = open_ring(8);
@@ -610,18 +629,8 @@ static void test_completions_set_aside_are_checked_again(void)
     put_byte(sv[1]);
     put_byte(other[1]);
     sleep_ms(10);
-    /* A sync DEL of a token that is not registered: nothing to submit, completions set aside. */
-    struct apply_args a = {
-        .r = r,
-        .change = { .token = TOKEN_D, .fd = closed_fd(), .op = NS_OP_DEL, .error = -1 },
-        .sync = 1,
-        .result = -1,
-    };
-    pthread_t t;
-    CHECK(pthread_create(&t, NULL, apply_on_thread, &a) == 0);
-    CHECK(pthread_join(t, NULL) == 0);
-    CHECK(a.result == 0);
-    CHECK(a.change.error == 0);
+    /* Nothing to submit: no system call. */
+    CHECK(set_aside_on_thread(r) == 0);
     CHECK(drain_socket(other[0]) == 1);
     expect_one(r, TOKEN_A, NS_IN);
     close_pair(sv);
@@ -642,17 +651,7 @@ static void ready_then_set_aside(void *arg)
         put_byte(w->peer);
     else
         CHECK(ns_uring_wakeup(w->r) == 0);
-    struct apply_args a = {
-        .r = w->r,
-        .change = { .token = TOKEN_D, .fd = closed_fd(), .op = NS_OP_DEL, .error = -1 },
-        .sync = 1,
-        .result = -1,
-    };
-    pthread_t t;
-    CHECK(pthread_create(&t, NULL, apply_on_thread, &a) == 0);
-    CHECK(pthread_join(t, NULL) == 0);
-    CHECK(a.result >= 0);
-    CHECK(a.change.error == 0);
+    CHECK(set_aside_on_thread(w->r) >= 0);
 }
 
 /*

@@ -50,6 +50,12 @@ class ChangeFailureTest {
                 case POLLSET -> PollsetBackend.open(capacity);
             };
         }
+
+        /** The backend behind a wrapper that fails on request, applying during a poll as it does. */
+        FailingBackend failing() throws IOException {
+            Backend backend = open();
+            return new FailingBackend(backend, backend.appliesDuringPoll());
+        }
     }
 
     static Stream<Kind> kinds() {
@@ -135,7 +141,7 @@ class ChangeFailureTest {
     @ParameterizedTest
     @MethodSource("kinds")
     void aFailedFlushIsSentAgainByTheNextSelect(Kind kind) throws Exception {
-        FailingBackend backend = new FailingBackend(kind.open(), kind != Kind.POLLSET);
+        FailingBackend backend = kind.failing();
         try (NativeSelector selector = open(backend, 64)) {
             List<SelectionKey> keys = registerReadable(selector, 3);
             backend.failApplies(1);
@@ -148,7 +154,7 @@ class ChangeFailureTest {
     @ParameterizedTest
     @MethodSource("kinds")
     void aFailedThresholdFlushIsReportedBySelectAndSentAgain(Kind kind) throws Exception {
-        FailingBackend backend = new FailingBackend(kind.open(), kind != Kind.POLLSET);
+        FailingBackend backend = kind.failing();
         try (NativeSelector selector = open(backend, 4)) {
             backend.failApplies(1);
             List<SelectionKey> keys = registerReadable(selector, 10);
@@ -192,7 +198,7 @@ class ChangeFailureTest {
     @ParameterizedTest
     @MethodSource("kinds")
     void aFailedRemovalKeepsItsKeysUntilTheKernelHasDroppedThem(Kind kind) throws Exception {
-        FailingBackend backend = new FailingBackend(kind.open(), kind != Kind.POLLSET);
+        FailingBackend backend = kind.failing();
         try (NativeSelector selector = open(backend, 64)) {
             List<SelectionKey> keys = registerReadable(selector, 100);
             awaitAllSelected(selector, keys);
@@ -222,7 +228,7 @@ class ChangeFailureTest {
     @ParameterizedTest
     @MethodSource("kinds")
     void aFailedRemovalAfterThePollKeepsTheWakeupLatchInStep(Kind kind) throws Exception {
-        FailingBackend backend = new FailingBackend(kind.open(), kind != Kind.POLLSET);
+        FailingBackend backend = kind.failing();
         try (NativeSelector selector = open(backend, 64)) {
             Pipe idle = Pipe.open();
             pipes.add(idle);
@@ -249,7 +255,7 @@ class ChangeFailureTest {
     @MethodSource("kinds")
     void theCleanerNeverClosesABackendDuringACall(Kind kind) throws Exception {
         for (int round = 0; round < 20; round++) {
-            FailingBackend backend = new FailingBackend(kind.open(), kind != Kind.POLLSET);
+            FailingBackend backend = kind.failing();
             backend.duringWakeup = () -> {
                 for (int i = 0; i < 5 && !backend.closedDuringCall; i++) {
                     System.gc();
