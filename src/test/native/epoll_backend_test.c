@@ -16,27 +16,27 @@
 
 /* ---- helpers ---- */
 
-static struct ns_epoll *open_ep(int capacity)
+static struct ns_backend *open_ep(int capacity)
 {
-    struct ns_epoll *ep = NULL;
-    int rc = ns_epoll_open(capacity, &ep);
+    struct ns_backend *ep = NULL;
+    int rc = ns_epoll_ops.open(capacity, &ep);
     CHECK(rc == 0);
     CHECK(ep != NULL);
     return ep;
 }
 
 /* One change; returns the epoll_ctl call count and stores the change's error. */
-static int apply1(struct ns_epoll *ep, int op, int fd, uint32_t events, uint64_t token,
+static int apply1(struct ns_backend *ep, int op, int fd, uint32_t events, uint64_t token,
                   int *error)
 {
     struct ns_change c = { .token = token, .fd = fd, .events = events, .op = op, .error = -1 };
-    int calls = ns_epoll_apply(ep, &c, 1);
+    int calls = ns_epoll_ops.apply(ep, &c, 1, 1);
     *error = c.error;
     return calls;
 }
 
 /* A change expected to take exactly one call and succeed. */
-static void apply_ok(struct ns_epoll *ep, int op, int fd, uint32_t events, uint64_t token)
+static void apply_ok(struct ns_backend *ep, int op, int fd, uint32_t events, uint64_t token)
 {
     int error;
     int calls = apply1(ep, op, fd, events, token, &error);
@@ -45,9 +45,9 @@ static void apply_ok(struct ns_epoll *ep, int op, int fd, uint32_t events, uint6
 }
 
 /* Polls and checks every record carries only documented bits and a zero reserved field. */
-static int poll_ep(struct ns_epoll *ep, struct ns_ready *ready, int capacity, int timeout_ms)
+static int poll_ep(struct ns_backend *ep, struct ns_ready *ready, int capacity, int timeout_ms)
 {
-    int n = ns_epoll_poll(ep, ready, capacity, timeout_ms);
+    int n = ns_epoll_ops.poll(ep, ready, capacity, timeout_ms);
     for (int i = 0; i < n; i++) {
         CHECK((ready[i].events & ~ALL_BITS) == 0);
         CHECK(ready[i].reserved == 0);
@@ -56,7 +56,7 @@ static int poll_ep(struct ns_epoll *ep, struct ns_ready *ready, int capacity, in
 }
 
 /* Polls with timeout 0 and expects exactly one record with this token and these events. */
-static void expect_one(struct ns_epoll *ep, uint64_t token, uint32_t events)
+static void expect_one(struct ns_backend *ep, uint64_t token, uint32_t events)
 {
     struct ns_ready ready[4];
     int n = poll_ep(ep, ready, 4, 0);
@@ -67,7 +67,7 @@ static void expect_one(struct ns_epoll *ep, uint64_t token, uint32_t events)
     }
 }
 
-static void expect_none(struct ns_epoll *ep)
+static void expect_none(struct ns_backend *ep)
 {
     struct ns_ready ready[4];
     CHECK(poll_ep(ep, ready, 4, 0) == 0);
@@ -77,9 +77,9 @@ static void expect_none(struct ns_epoll *ep)
 
 static void test_open_rejects_bad_capacity(void)
 {
-    struct ns_epoll *ep = NULL;
-    CHECK(ns_epoll_open(0, &ep) == -EINVAL);
-    CHECK(ns_epoll_open(-1, &ep) == -EINVAL);
+    struct ns_backend *ep = NULL;
+    CHECK(ns_epoll_ops.open(0, &ep) == -EINVAL);
+    CHECK(ns_epoll_ops.open(-1, &ep) == -EINVAL);
     CHECK(ep == NULL);
 }
 
@@ -88,13 +88,13 @@ static void test_open_close_no_fd_leak(void)
     int before = count_fds();
     CHECK(before > 0);
     for (int i = 0; i < 1000; i++) {
-        struct ns_epoll *ep = NULL;
-        int rc = ns_epoll_open(1 + i % 64, &ep);
+        struct ns_backend *ep = NULL;
+        int rc = ns_epoll_ops.open(1 + i % 64, &ep);
         if (rc != 0) {
             CHECK(rc == 0);
             break;
         }
-        ns_epoll_close(ep);
+        ns_epoll_ops.close(ep);
     }
     CHECK(count_fds() == before);
 }
@@ -103,31 +103,31 @@ static void test_open_close_no_fd_leak(void)
 
 static void test_wakeup_then_drained(void)
 {
-    struct ns_epoll *ep = open_ep(8);
-    CHECK(ns_epoll_wakeup(ep) == 0);
+    struct ns_backend *ep = open_ep(8);
+    CHECK(ns_epoll_ops.wakeup(ep) == 0);
     expect_one(ep, NS_WAKEUP_TOKEN, NS_IN);
     expect_none(ep);
-    ns_epoll_close(ep);
+    ns_epoll_ops.close(ep);
 }
 
 static void test_several_wakeups_one_record(void)
 {
-    struct ns_epoll *ep = open_ep(8);
+    struct ns_backend *ep = open_ep(8);
     for (int i = 0; i < 5; i++)
-        CHECK(ns_epoll_wakeup(ep) == 0);
+        CHECK(ns_epoll_ops.wakeup(ep) == 0);
     expect_one(ep, NS_WAKEUP_TOKEN, NS_IN);
     expect_none(ep);
-    ns_epoll_close(ep);
+    ns_epoll_ops.close(ep);
 }
 
 static void test_wakeup_alongside_ready_fd(void)
 {
-    struct ns_epoll *ep = open_ep(8);
+    struct ns_backend *ep = open_ep(8);
     int sv[2];
     make_pair(sv);
     apply_ok(ep, NS_OP_ADD, sv[0], NS_IN, TOKEN_A);
     put_byte(sv[1]);
-    CHECK(ns_epoll_wakeup(ep) == 0);
+    CHECK(ns_epoll_ops.wakeup(ep) == 0);
     struct ns_ready ready[4];
     int n = poll_ep(ep, ready, 4, 0);
     CHECK(n == 2);
@@ -135,12 +135,12 @@ static void test_wakeup_alongside_ready_fd(void)
     CHECK(find_token(ready, n, TOKEN_A) != NULL);
     expect_one(ep, TOKEN_A, NS_IN); /* the wakeup was drained, the data was not */
     close_pair(sv);
-    ns_epoll_close(ep);
+    ns_epoll_ops.close(ep);
 }
 
 static void test_poll_timeouts_when_idle(void)
 {
-    struct ns_epoll *ep = open_ep(8);
+    struct ns_backend *ep = open_ep(8);
     struct ns_ready ready[4];
     expect_none(ep);
     long start = now_ms();
@@ -148,14 +148,14 @@ static void test_poll_timeouts_when_idle(void)
     long elapsed = now_ms() - start;
     CHECK(elapsed >= 40);
     CHECK(elapsed < 2000);
-    ns_epoll_close(ep);
+    ns_epoll_ops.close(ep);
 }
 
 /* ---- readiness ---- */
 
 static void test_add_in_level_triggered(void)
 {
-    struct ns_epoll *ep = open_ep(8);
+    struct ns_backend *ep = open_ep(8);
     int sv[2];
     make_pair(sv);
     apply_ok(ep, NS_OP_ADD, sv[0], NS_IN, TOKEN_A);
@@ -167,12 +167,12 @@ static void test_add_in_level_triggered(void)
     CHECK(drain_socket(sv[0]) == 2);
     expect_none(ep);
     close_pair(sv);
-    ns_epoll_close(ep);
+    ns_epoll_ops.close(ep);
 }
 
 static void test_mod_out_then_del(void)
 {
-    struct ns_epoll *ep = open_ep(8);
+    struct ns_backend *ep = open_ep(8);
     int sv[2];
     make_pair(sv);
     apply_ok(ep, NS_OP_ADD, sv[0], NS_IN, TOKEN_A);
@@ -182,14 +182,14 @@ static void test_mod_out_then_del(void)
     apply_ok(ep, NS_OP_DEL, sv[0], 0, TOKEN_B);
     expect_none(ep);
     close_pair(sv);
-    ns_epoll_close(ep);
+    ns_epoll_ops.close(ep);
 }
 
 /* ---- apply: call counts and errors ---- */
 
 static void test_add_present_becomes_mod(void)
 {
-    struct ns_epoll *ep = open_ep(8);
+    struct ns_backend *ep = open_ep(8);
     int sv[2], error = -1;
     make_pair(sv);
     apply_ok(ep, NS_OP_ADD, sv[0], NS_IN, TOKEN_A);
@@ -197,12 +197,12 @@ static void test_add_present_becomes_mod(void)
     CHECK(error == 0);
     expect_one(ep, TOKEN_B, NS_OUT);
     close_pair(sv);
-    ns_epoll_close(ep);
+    ns_epoll_ops.close(ep);
 }
 
 static void test_mod_absent_becomes_add(void)
 {
-    struct ns_epoll *ep = open_ep(8);
+    struct ns_backend *ep = open_ep(8);
     int sv[2], error = -1;
     make_pair(sv);
     put_byte(sv[1]);
@@ -210,12 +210,12 @@ static void test_mod_absent_becomes_add(void)
     CHECK(error == 0);
     expect_one(ep, TOKEN_A, NS_IN);
     close_pair(sv);
-    ns_epoll_close(ep);
+    ns_epoll_ops.close(ep);
 }
 
 static void test_del_absent_or_closed_succeeds(void)
 {
-    struct ns_epoll *ep = open_ep(8);
+    struct ns_backend *ep = open_ep(8);
     int sv[2], error = -1;
     make_pair(sv);
     CHECK(apply1(ep, NS_OP_DEL, sv[0], 0, TOKEN_A, &error) == 1);
@@ -224,21 +224,21 @@ static void test_del_absent_or_closed_succeeds(void)
     CHECK(apply1(ep, NS_OP_DEL, closed_fd(), 0, TOKEN_A, &error) == 1);
     CHECK(error == 0);
     close_pair(sv);
-    ns_epoll_close(ep);
+    ns_epoll_ops.close(ep);
 }
 
 static void test_add_closed_fd_is_ebadf(void)
 {
-    struct ns_epoll *ep = open_ep(8);
+    struct ns_backend *ep = open_ep(8);
     int error = -1;
     CHECK(apply1(ep, NS_OP_ADD, closed_fd(), NS_IN, TOKEN_A, &error) == 1);
     CHECK(error == EBADF);
-    ns_epoll_close(ep);
+    ns_epoll_ops.close(ep);
 }
 
 static void test_unknown_op_is_einval(void)
 {
-    struct ns_epoll *ep = open_ep(8);
+    struct ns_backend *ep = open_ep(8);
     int sv[2], error = -1;
     make_pair(sv);
     CHECK(apply1(ep, 0, sv[0], NS_IN, TOKEN_A, &error) == 0);
@@ -249,12 +249,12 @@ static void test_unknown_op_is_einval(void)
     put_byte(sv[1]);
     expect_none(ep); /* nothing was registered */
     close_pair(sv);
-    ns_epoll_close(ep);
+    ns_epoll_ops.close(ep);
 }
 
 static void test_batch_applies_all_valid_changes(void)
 {
-    struct ns_epoll *ep = open_ep(8);
+    struct ns_backend *ep = open_ep(8);
     int s1[2], s2[2];
     make_pair(s1);
     make_pair(s2);
@@ -263,7 +263,7 @@ static void test_batch_applies_all_valid_changes(void)
         { .token = TOKEN_B, .fd = closed_fd(), .events = NS_IN, .op = NS_OP_ADD, .error = -1 },
         { .token = TOKEN_C, .fd = s2[0], .events = NS_IN, .op = NS_OP_ADD, .error = -1 },
     };
-    CHECK(ns_epoll_apply(ep, batch, 3) == 3);
+    CHECK(ns_epoll_ops.apply(ep, batch, 3, 1) == 3);
     CHECK(batch[0].error == 0);
     CHECK(batch[1].error == EBADF);
     CHECK(batch[2].error == 0);
@@ -277,26 +277,26 @@ static void test_batch_applies_all_valid_changes(void)
     CHECK(find_token(ready, n, TOKEN_B) == NULL);
     close_pair(s1);
     close_pair(s2);
-    ns_epoll_close(ep);
+    ns_epoll_ops.close(ep);
 }
 
 /* ---- hang-ups and errors ---- */
 
 static void test_peer_close_reports_hup(void)
 {
-    struct ns_epoll *ep = open_ep(8);
+    struct ns_backend *ep = open_ep(8);
     int sv[2];
     make_pair(sv);
     apply_ok(ep, NS_OP_ADD, sv[0], NS_IN, TOKEN_A);
     close(sv[1]);
     expect_one(ep, TOKEN_A, NS_IN | NS_HUP); /* EOF reads as readable, and hung up */
     close(sv[0]);
-    ns_epoll_close(ep);
+    ns_epoll_ops.close(ep);
 }
 
 static void test_peer_shutdown_reports_hup(void)
 {
-    struct ns_epoll *ep = open_ep(8);
+    struct ns_backend *ep = open_ep(8);
     int sv[2];
     make_pair(sv);
     apply_ok(ep, NS_OP_ADD, sv[0], NS_IN | NS_OUT, TOKEN_A);
@@ -307,12 +307,12 @@ static void test_peer_shutdown_reports_hup(void)
     CHECK(n == 1 && ready[0].token == TOKEN_A);
     CHECK(n == 1 && (ready[0].events & NS_HUP) != 0);
     close_pair(sv);
-    ns_epoll_close(ep);
+    ns_epoll_ops.close(ep);
 }
 
 static void test_pipe_hup_and_err(void)
 {
-    struct ns_epoll *ep = open_ep(8);
+    struct ns_backend *ep = open_ep(8);
     int p[2], q[2];
     CHECK(pipe2(p, O_CLOEXEC) == 0);
     CHECK(pipe2(q, O_CLOEXEC) == 0);
@@ -330,14 +330,14 @@ static void test_pipe_hup_and_err(void)
     CHECK(w != NULL && (w->events & NS_ERR) != 0);
     close(p[0]);
     close(q[1]);
-    ns_epoll_close(ep);
+    ns_epoll_ops.close(ep);
 }
 
 /* ---- fd reuse ---- */
 
 static void test_reused_fd_carries_new_token(void)
 {
-    struct ns_epoll *ep = open_ep(8);
+    struct ns_backend *ep = open_ep(8);
     int sv[2];
     make_pair(sv);
     int x = sv[0];
@@ -359,14 +359,14 @@ static void test_reused_fd_carries_new_token(void)
     put_byte(sv[1]);
     expect_one(ep, TOKEN_B, NS_IN);
     close_pair(sv);
-    ns_epoll_close(ep);
+    ns_epoll_ops.close(ep);
 }
 
 /* ---- capacity ---- */
 
 static void test_poll_capacity_limits_records(void)
 {
-    struct ns_epoll *ep = open_ep(8);
+    struct ns_backend *ep = open_ep(8);
     const uint64_t tokens[3] = { TOKEN_A, TOKEN_B, TOKEN_C };
     int sv[3][2];
     for (int i = 0; i < 3; i++) {
@@ -384,12 +384,12 @@ static void test_poll_capacity_limits_records(void)
         CHECK(find_token(first, n1, tokens[i]) != NULL || find_token(second, n2, tokens[i]) != NULL);
     for (int i = 0; i < 3; i++)
         close_pair(sv[i]);
-    ns_epoll_close(ep);
+    ns_epoll_ops.close(ep);
 }
 
 static void test_poll_limited_by_open_capacity(void)
 {
-    struct ns_epoll *ep = open_ep(2);
+    struct ns_backend *ep = open_ep(2);
     int sv[3][2];
     for (int i = 0; i < 3; i++) {
         make_pair(sv[i]);
@@ -400,7 +400,7 @@ static void test_poll_limited_by_open_capacity(void)
     CHECK(poll_ep(ep, ready, 8, 0) == 2);
     for (int i = 0; i < 3; i++)
         close_pair(sv[i]);
-    ns_epoll_close(ep);
+    ns_epoll_ops.close(ep);
 }
 
 /* ---- threads ---- */
@@ -408,13 +408,13 @@ static void test_poll_limited_by_open_capacity(void)
 static void *wake_after_50ms(void *arg)
 {
     sleep_ms(50);
-    CHECK(ns_epoll_wakeup(arg) == 0);
+    CHECK(ns_epoll_ops.wakeup(arg) == 0);
     return NULL;
 }
 
 static void test_wakeup_from_other_thread(void)
 {
-    struct ns_epoll *ep = open_ep(8);
+    struct ns_backend *ep = open_ep(8);
     pthread_t t;
     CHECK(pthread_create(&t, NULL, wake_after_50ms, ep) == 0);
     struct ns_ready ready[4];
@@ -422,11 +422,11 @@ static void test_wakeup_from_other_thread(void)
     CHECK(n == 1);
     CHECK(n == 1 && ready[0].token == NS_WAKEUP_TOKEN);
     CHECK(pthread_join(t, NULL) == 0);
-    ns_epoll_close(ep);
+    ns_epoll_ops.close(ep);
 }
 
 struct add_later {
-    struct ns_epoll *ep;
+    struct ns_backend *ep;
     int fd;
     int calls;
     int error;
@@ -442,7 +442,7 @@ static void *add_after_50ms(void *arg)
 
 static void test_add_while_polling(void)
 {
-    struct ns_epoll *ep = open_ep(8);
+    struct ns_backend *ep = open_ep(8);
     int sv[2];
     make_pair(sv);
     put_byte(sv[1]);
@@ -459,7 +459,7 @@ static void test_add_while_polling(void)
     CHECK(a.calls == 1);
     CHECK(a.error == 0);
     close_pair(sv);
-    ns_epoll_close(ep);
+    ns_epoll_ops.close(ep);
 }
 
 /* ---- runner ---- */

@@ -25,8 +25,8 @@ static void test_exports_jni_onload(void)
 
 static void test_hides_the_backends(void)
 {
-    CHECK(handle != NULL && dlsym(handle, "ns_epoll_open") == NULL);
-    CHECK(handle != NULL && dlsym(handle, "ns_pollset_open") == NULL);
+    CHECK(handle != NULL && dlsym(handle, "ns_epoll_ops") == NULL);
+    CHECK(handle != NULL && dlsym(handle, "ns_backends") == NULL);
 }
 
 static const struct test tests[] = {

@@ -1,5 +1,5 @@
 /*
- * Tests of the AIX pollset API as aix/pollset-on-linux implements it: one static function per
+ * Tests of the AIX pollset API as pollset-on-linux/ implements it: one static function per
  * behaviour that <sys/pollset.h> documents, quirks included. Prints "N passed, M failed".
  */
 #include <sys/pollset.h>

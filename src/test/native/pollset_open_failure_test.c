@@ -1,6 +1,6 @@
 /*
- * ns_pollset_open (aix/pollset_backend.h) with each allocation it makes refused in turn, on
- * Linux through aix/pollset-on-linux: the open either fails with ENOMEM and leaves nothing
+ * the pollset backend's open (src/main/native/aix/pollset_backend.h) with each allocation it makes refused in turn, on
+ * Linux through pollset-on-linux/: the open either fails with ENOMEM and leaves nothing
  * behind (no fd; AddressSanitizer's leak check covers memory), or it succeeds with a wakeup that
  * works. Linked with --wrap for malloc, calloc and realloc (CMakeLists.txt), which puts the test
  * between the backend, the pollset emulation and the C library's allocator: GNU ld only, hence
@@ -53,8 +53,8 @@ static void test_open_refused_an_allocation_fails_or_wakes_up(void)
     int opened = 0;
     for (int allowed = 0; !opened && allowed < 100; allowed++) {
         allocations_before_failure = allowed;
-        struct ns_pollset *ps = NULL;
-        int rc = ns_pollset_open(4, &ps);
+        struct ns_backend *ps = NULL;
+        int rc = ns_pollset_ops.open(4, &ps);
         int refused = allocations_before_failure == -1;
         allocations_before_failure = -1;
         if (refused) {
@@ -68,10 +68,10 @@ static void test_open_refused_an_allocation_fails_or_wakes_up(void)
         }
         if (rc == 0) {
             struct ns_ready ready[4];
-            CHECK(ns_pollset_wakeup(ps) == 0);
-            int n = ns_pollset_poll(ps, ready, 4, 0);
+            CHECK(ns_pollset_ops.wakeup(ps) == 0);
+            int n = ns_pollset_ops.poll(ps, ready, 4, 0);
             CHECK(n == 1 && ready[0].token == NS_WAKEUP_TOKEN);
-            ns_pollset_close(ps);
+            ns_pollset_ops.close(ps);
         }
         CHECK(count_fds() == fds);
     }

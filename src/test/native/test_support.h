@@ -5,7 +5,7 @@
 #ifndef NS_TEST_SUPPORT_H
 #define NS_TEST_SUPPORT_H
 
-#include "ns_batch.h"
+#include "ns_records.h"
 
 #include <dirent.h>
 #include <errno.h>

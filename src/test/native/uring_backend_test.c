@@ -155,10 +155,10 @@ int __wrap_munmap(void *address, size_t length)
 
 /* ---- helpers ---- */
 
-static struct ns_uring *open_ring(int capacity)
+static struct ns_backend *open_ring(int capacity)
 {
-    struct ns_uring *r = NULL;
-    int rc = ns_uring_open(capacity, &r);
+    struct ns_backend *r = NULL;
+    int rc = ns_uring_ops.open(capacity, &r);
     CHECK(rc == 0);
     CHECK(r != NULL);
     if (r == NULL) {
@@ -170,17 +170,17 @@ static struct ns_uring *open_ring(int capacity)
 }
 
 /* One change; returns what ns_uring_apply returned (calls or -errno), stores the change's error. */
-static int apply1(struct ns_uring *r, int op, int fd, uint32_t events, uint64_t token, int sync,
+static int apply1(struct ns_backend *r, int op, int fd, uint32_t events, uint64_t token, int sync,
                   int *error)
 {
     struct ns_change c = { .token = token, .fd = fd, .events = events, .op = op, .error = -1 };
-    int calls = ns_uring_apply(r, &c, 1, sync);
+    int calls = ns_uring_ops.apply(r, &c, 1, sync);
     *error = c.error;
     return calls;
 }
 
 /* A synchronous change expected to succeed; returns the io_uring_enter calls it made. */
-static int apply_sync(struct ns_uring *r, int op, int fd, uint32_t events, uint64_t token)
+static int apply_sync(struct ns_backend *r, int op, int fd, uint32_t events, uint64_t token)
 {
     int error = -1;
     int calls = apply1(r, op, fd, events, token, 1, &error);
@@ -191,20 +191,20 @@ static int apply_sync(struct ns_uring *r, int op, int fd, uint32_t events, uint6
 
 /*
  * Polls and checks every record carries only documented bits and a zero reserved field. The
- * count comes back without NS_URING_NO_SYSCALL, which goes to *no_syscall (when not NULL).
+ * count comes back without NS_POLLED_WITHOUT_SYSCALL, which goes to *no_syscall (when not NULL).
  */
-static int poll_ring(struct ns_uring *r, struct ns_ready *ready, int capacity, int timeout_ms,
+static int poll_ring(struct ns_backend *r, struct ns_ready *ready, int capacity, int timeout_ms,
                      int *no_syscall)
 {
-    int n = ns_uring_poll(r, ready, capacity, timeout_ms);
+    int n = ns_uring_ops.poll(r, ready, capacity, timeout_ms);
     CHECK(n >= 0);
     if (n < 0) {
         fprintf(stderr, "ns_uring_poll: %s\n", strerror(-n));
         return 0;
     }
     if (no_syscall != NULL)
-        *no_syscall = (n & NS_URING_NO_SYSCALL) != 0;
-    n &= ~NS_URING_NO_SYSCALL;
+        *no_syscall = (n & NS_POLLED_WITHOUT_SYSCALL) != 0;
+    n &= ~NS_POLLED_WITHOUT_SYSCALL;
     CHECK(n <= capacity);
     for (int i = 0; i < n; i++) {
         CHECK((ready[i].events & ~ALL_BITS) == 0);
@@ -214,7 +214,7 @@ static int poll_ring(struct ns_uring *r, struct ns_ready *ready, int capacity, i
 }
 
 /* Expects exactly one record, with this token and these events, within READY_WAIT_MS. */
-static void expect_one(struct ns_uring *r, uint64_t token, uint32_t events)
+static void expect_one(struct ns_backend *r, uint64_t token, uint32_t events)
 {
     struct ns_ready ready[8];
     int n = poll_ring(r, ready, 8, READY_WAIT_MS, NULL);
@@ -229,7 +229,7 @@ static void expect_one(struct ns_uring *r, uint64_t token, uint32_t events)
 }
 
 /* Expects no record, waiting QUIET_WAIT_MS. */
-static void expect_none(struct ns_uring *r)
+static void expect_none(struct ns_backend *r)
 {
     struct ns_ready ready[8];
     int n = poll_ring(r, ready, 8, QUIET_WAIT_MS, NULL);
@@ -253,10 +253,10 @@ static int readable_within(int fd, int ms)
 
 static void test_open_rejects_bad_capacity(void)
 {
-    struct ns_uring *r = NULL;
-    CHECK(ns_uring_open(0, &r) == -EINVAL);
-    CHECK(ns_uring_open(-1, &r) == -EINVAL);
-    CHECK(ns_uring_open(-2147483647 - 1, &r) == -EINVAL);
+    struct ns_backend *r = NULL;
+    CHECK(ns_uring_ops.open(0, &r) == -EINVAL);
+    CHECK(ns_uring_ops.open(-1, &r) == -EINVAL);
+    CHECK(ns_uring_ops.open(-2147483647 - 1, &r) == -EINVAL);
     CHECK(r == NULL);
 }
 
@@ -265,8 +265,8 @@ static void test_open_close_no_fd_leak(void)
     int before = count_fds();
     CHECK(before > 0);
     for (int i = 0; i < 200; i++) {
-        struct ns_uring *r = NULL;
-        int rc = ns_uring_open(1 + i % 64, &r);
+        struct ns_backend *r = NULL;
+        int rc = ns_uring_ops.open(1 + i % 64, &r);
         if (rc != 0) {
             CHECK(rc == 0);
             break;
@@ -275,7 +275,7 @@ static void test_open_close_no_fd_leak(void)
             struct ns_ready ready[2];
             CHECK(poll_ring(r, ready, 2, 0, NULL) == 0);
         }
-        ns_uring_close(r);
+        ns_uring_ops.close(r);
     }
     CHECK(count_fds() == before);
 }
@@ -289,8 +289,8 @@ static void test_open_unmaps_each_mapping_once_when_one_fails(void)
     int fds = count_fds();
     for (int mapped_first = 0; mapped_first < 2; mapped_first++) {
         mmaps_before_failure = mapped_first;
-        struct ns_uring *r = NULL;
-        int rc = ns_uring_open(8, &r);
+        struct ns_backend *r = NULL;
+        int rc = ns_uring_ops.open(8, &r);
         CHECK(mmaps_before_failure == -1); /* the failure came */
         CHECK(rc == -ENOMEM);
         CHECK(r == NULL);
@@ -309,37 +309,37 @@ static void test_open_unmaps_each_mapping_once_when_one_fails(void)
 
 static void test_wakeup_then_drained(void)
 {
-    struct ns_uring *r = open_ring(8);
-    CHECK(ns_uring_wakeup(r) == 0);
+    struct ns_backend *r = open_ring(8);
+    CHECK(ns_uring_ops.wakeup(r) == 0);
     expect_one(r, NS_WAKEUP_TOKEN, NS_IN);
     expect_none(r);
     /* and again: the wakeup poll is armed anew */
-    CHECK(ns_uring_wakeup(r) == 0);
+    CHECK(ns_uring_ops.wakeup(r) == 0);
     expect_one(r, NS_WAKEUP_TOKEN, NS_IN);
     expect_none(r);
-    ns_uring_close(r);
+    ns_uring_ops.close(r);
 }
 
 static void test_several_wakeups_one_record(void)
 {
-    struct ns_uring *r = open_ring(8);
+    struct ns_backend *r = open_ring(8);
     for (int i = 0; i < 5; i++)
-        CHECK(ns_uring_wakeup(r) == 0);
+        CHECK(ns_uring_ops.wakeup(r) == 0);
     expect_one(r, NS_WAKEUP_TOKEN, NS_IN);
     expect_none(r);
     /* the same with the wakeup poll already armed in the kernel */
     for (int i = 0; i < 5; i++)
-        CHECK(ns_uring_wakeup(r) == 0);
+        CHECK(ns_uring_ops.wakeup(r) == 0);
     expect_one(r, NS_WAKEUP_TOKEN, NS_IN);
     expect_none(r);
-    ns_uring_close(r);
+    ns_uring_ops.close(r);
 }
 
 /* ---- readiness ---- */
 
 static void test_add_in_reports_exact_token(void)
 {
-    struct ns_uring *r = open_ring(8);
+    struct ns_backend *r = open_ring(8);
     int sv[2];
     make_pair(sv);
     apply_sync(r, NS_OP_ADD, sv[0], NS_IN, TOKEN_C);
@@ -347,12 +347,12 @@ static void test_add_in_reports_exact_token(void)
     put_byte(sv[1]);
     expect_one(r, TOKEN_C, NS_IN);
     close_pair(sv);
-    ns_uring_close(r);
+    ns_uring_ops.close(r);
 }
 
 static void test_level_triggered_until_drained(void)
 {
-    struct ns_uring *r = open_ring(8);
+    struct ns_backend *r = open_ring(8);
     int sv[2];
     make_pair(sv);
     apply_sync(r, NS_OP_ADD, sv[0], NS_IN, TOKEN_A);
@@ -368,12 +368,12 @@ static void test_level_triggered_until_drained(void)
     expect_one(r, TOKEN_A, NS_IN);
     expect_one(r, TOKEN_A, NS_IN);
     close_pair(sv);
-    ns_uring_close(r);
+    ns_uring_ops.close(r);
 }
 
 static void test_mod_to_out(void)
 {
-    struct ns_uring *r = open_ring(8);
+    struct ns_backend *r = open_ring(8);
     int sv[2];
     make_pair(sv);
     apply_sync(r, NS_OP_ADD, sv[0], NS_IN, TOKEN_A);
@@ -385,7 +385,7 @@ static void test_mod_to_out(void)
     apply_sync(r, NS_OP_MOD, sv[0], NS_IN, TOKEN_A);
     expect_one(r, TOKEN_A, NS_IN);
     close_pair(sv);
-    ns_uring_close(r);
+    ns_uring_ops.close(r);
 }
 
 /*
@@ -395,7 +395,7 @@ static void test_mod_to_out(void)
  */
 static void test_mod_to_out_not_sync(void)
 {
-    struct ns_uring *r = open_ring(8);
+    struct ns_backend *r = open_ring(8);
     int sv[2], error = -1;
     make_pair(sv);
     apply_sync(r, NS_OP_ADD, sv[0], NS_IN, TOKEN_A);
@@ -421,12 +421,12 @@ static void test_mod_to_out_not_sync(void)
     CHECK(ins <= 1);
     CHECK(outs == 3);
     close_pair(sv);
-    ns_uring_close(r);
+    ns_uring_ops.close(r);
 }
 
 static void test_del_stops_reports(void)
 {
-    struct ns_uring *r = open_ring(8);
+    struct ns_backend *r = open_ring(8);
     int sv[2];
     make_pair(sv);
     apply_sync(r, NS_OP_ADD, sv[0], NS_IN, TOKEN_A);
@@ -442,12 +442,12 @@ static void test_del_stops_reports(void)
     apply_sync(r, NS_OP_DEL, sv[0], 0, TOKEN_B);
     expect_none(r);
     close_pair(sv);
-    ns_uring_close(r);
+    ns_uring_ops.close(r);
 }
 
 static void test_del_unknown_or_absent_is_error_0(void)
 {
-    struct ns_uring *r = open_ring(8);
+    struct ns_backend *r = open_ring(8);
     int sv[2], error = -1;
     make_pair(sv);
     /* a token never added, in a slot beyond the initial table too */
@@ -470,12 +470,12 @@ static void test_del_unknown_or_absent_is_error_0(void)
     put_byte(sv[1]);
     expect_one(r, TOKEN_B, NS_IN);
     close_pair(sv);
-    ns_uring_close(r);
+    ns_uring_ops.close(r);
 }
 
 static void test_unknown_op_is_einval(void)
 {
-    struct ns_uring *r = open_ring(8);
+    struct ns_backend *r = open_ring(8);
     int sv[2], error = -1;
     make_pair(sv);
     CHECK(apply1(r, 0, sv[0], NS_IN, TOKEN_A, 1, &error) >= 0);
@@ -486,7 +486,7 @@ static void test_unknown_op_is_einval(void)
     put_byte(sv[1]);
     expect_none(r); /* nothing was registered */
     close_pair(sv);
-    ns_uring_close(r);
+    ns_uring_ops.close(r);
 }
 
 /* ---- completions that waited in the ring ---- */
@@ -499,7 +499,7 @@ static void test_unknown_op_is_einval(void)
  */
 static void test_completion_for_readiness_gone_is_not_reported(void)
 {
-    struct ns_uring *r = open_ring(8);
+    struct ns_backend *r = open_ring(8);
     int sv[2];
     make_pair(sv);
     apply_sync(r, NS_OP_ADD, sv[0], NS_IN, TOKEN_A);
@@ -513,13 +513,13 @@ static void test_completion_for_readiness_gone_is_not_reported(void)
     put_byte(sv[1]);
     expect_one(r, TOKEN_A, NS_IN);
     close_pair(sv);
-    ns_uring_close(r);
+    ns_uring_ops.close(r);
 }
 
 /* A completion for part of the interest, then the rest becomes ready: the poll reports both. */
 static void test_completion_reports_what_is_ready_now(void)
 {
-    struct ns_uring *r = open_ring(8);
+    struct ns_backend *r = open_ring(8);
     int sv[2];
     make_pair(sv);
     /* Writable at once: the poll completes with POLLOUT alone, before the data comes. */
@@ -531,7 +531,7 @@ static void test_completion_reports_what_is_ready_now(void)
     CHECK(n == 1);
     CHECK(n == 1 && ready[0].token == TOKEN_A && ready[0].events == (NS_IN | NS_OUT));
     close_pair(sv);
-    ns_uring_close(r);
+    ns_uring_ops.close(r);
 }
 
 static void stall_longer_than_timeout(void *unused)
@@ -548,7 +548,7 @@ static void stall_longer_than_timeout(void *unused)
  */
 static void test_completion_checked_again_after_timeout_passed(void)
 {
-    struct ns_uring *r = open_ring(8);
+    struct ns_backend *r = open_ring(8);
     int sv[2];
     make_pair(sv);
     apply_sync(r, NS_OP_ADD, sv[0], NS_IN | NS_OUT, TOKEN_A); /* writable: completes at once */
@@ -559,13 +559,13 @@ static void test_completion_checked_again_after_timeout_passed(void)
     CHECK(n == 1);
     CHECK(n == 1 && ready[0].token == TOKEN_A && ready[0].events == NS_OUT);
     close_pair(sv);
-    ns_uring_close(r);
+    ns_uring_ops.close(r);
 }
 
 /* Nothing to submit and nothing in the ring: a poll that does not wait makes no system call. */
 static void test_idle_poll_without_wait_needs_no_call(void)
 {
-    struct ns_uring *r = open_ring(8);
+    struct ns_backend *r = open_ring(8);
     int sv[2], no_syscall = -1;
     make_pair(sv);
     apply_sync(r, NS_OP_ADD, sv[0], NS_IN, TOKEN_A);
@@ -576,11 +576,11 @@ static void test_idle_poll_without_wait_needs_no_call(void)
     CHECK(poll_ring(r, ready, 4, 0, &no_syscall) == 0);
     CHECK(no_syscall == 1);
     close_pair(sv);
-    ns_uring_close(r);
+    ns_uring_ops.close(r);
 }
 
 struct apply_args {
-    struct ns_uring *r;
+    struct ns_backend *r;
     struct ns_change change;
     int sync;
     int result;
@@ -589,7 +589,7 @@ struct apply_args {
 static void *apply_on_thread(void *arg)
 {
     struct apply_args *a = arg;
-    a->result = ns_uring_apply(a->r, &a->change, 1, a->sync);
+    a->result = ns_uring_ops.apply(a->r, &a->change, 1, a->sync);
     return NULL;
 }
 
@@ -601,7 +601,7 @@ static void *apply_on_thread(void *arg)
  * A sync DEL of a token that is not registered, on a thread of its own: it takes every completion
  * off the ring and sets it aside. Returns the apply's result (the system calls it made).
  */
-static int set_aside_on_thread(struct ns_uring *r)
+static int set_aside_on_thread(struct ns_backend *r)
 {
     struct apply_args a = {
         .r = r,
@@ -618,7 +618,7 @@ static int set_aside_on_thread(struct ns_uring *r)
 
 static void test_completions_set_aside_are_checked_again(void)
 {
-    struct ns_uring *r = open_ring(8);
+    struct ns_backend *r = open_ring(8);
     int sv[2], other[2];
     make_pair(sv);
     make_pair(other);
@@ -635,11 +635,11 @@ static void test_completions_set_aside_are_checked_again(void)
     expect_one(r, TOKEN_A, NS_IN);
     close_pair(sv);
     close_pair(other);
-    ns_uring_close(r);
+    ns_uring_ops.close(r);
 }
 
 struct set_aside_during_wait {
-    struct ns_uring *r;
+    struct ns_backend *r;
     int peer; /* written to, or -1: the ring is woken instead */
 };
 
@@ -650,7 +650,7 @@ static void ready_then_set_aside(void *arg)
     if (w->peer >= 0)
         put_byte(w->peer);
     else
-        CHECK(ns_uring_wakeup(w->r) == 0);
+        CHECK(ns_uring_ops.wakeup(w->r) == 0);
     CHECK(set_aside_on_thread(w->r) >= 0);
 }
 
@@ -661,7 +661,7 @@ static void ready_then_set_aside(void *arg)
  */
 static void test_completion_set_aside_as_poll_waits_ends_the_wait(void)
 {
-    struct ns_uring *r = open_ring(8);
+    struct ns_backend *r = open_ring(8);
     int sv[2];
     make_pair(sv);
     apply_sync(r, NS_OP_ADD, sv[0], NS_IN, TOKEN_A);
@@ -689,14 +689,14 @@ static void test_completion_set_aside_as_poll_waits_ends_the_wait(void)
         }
     }
     close_pair(sv);
-    ns_uring_close(r);
+    ns_uring_ops.close(r);
 }
 
 /* ---- apply: sync and not ---- */
 
 static void test_nonsync_add_then_poll(void)
 {
-    struct ns_uring *r = open_ring(8);
+    struct ns_backend *r = open_ring(8);
     int sv[2], error = -1;
     make_pair(sv);
     put_byte(sv[1]);
@@ -712,12 +712,12 @@ static void test_nonsync_add_then_poll(void)
     put_byte(sv[0]);
     expect_one(r, TOKEN_C, NS_IN);
     close_pair(sv);
-    ns_uring_close(r);
+    ns_uring_ops.close(r);
 }
 
 static void test_sync_apply_makes_calls(void)
 {
-    struct ns_uring *r = open_ring(8);
+    struct ns_backend *r = open_ring(8);
     int sv[2];
     make_pair(sv);
     /* The socket is never readable: the poll stays armed, so each change has a poll to act on. */
@@ -727,14 +727,14 @@ static void test_sync_apply_makes_calls(void)
     /* A sync apply with nothing to submit makes no call. */
     CHECK(apply_sync(r, NS_OP_DEL, sv[0], 0, TOKEN_A) == 0);
     close_pair(sv);
-    ns_uring_close(r);
+    ns_uring_ops.close(r);
 }
 
 /* ---- close after DEL ---- */
 
 static void test_close_after_sync_del_sends_eof(void)
 {
-    struct ns_uring *r = open_ring(8);
+    struct ns_backend *r = open_ring(8);
     int sv[2];
     char c;
     make_pair(sv);
@@ -758,20 +758,20 @@ static void test_close_after_sync_del_sends_eof(void)
     CHECK(recv(sv[1], &c, 1, MSG_DONTWAIT) == 0);
     close(sv[1]);
     expect_none(r);
-    ns_uring_close(r);
+    ns_uring_ops.close(r);
 }
 
 /* ns_uring_close releases the files of every poll still armed. */
 static void test_ring_close_releases_armed_sockets(void)
 {
-    struct ns_uring *r = open_ring(8);
+    struct ns_backend *r = open_ring(8);
     int sv[2];
     char c;
     make_pair(sv);
     apply_sync(r, NS_OP_ADD, sv[0], NS_IN, TOKEN_A);
     expect_none(r);
     close(sv[0]);
-    ns_uring_close(r);
+    ns_uring_ops.close(r);
     CHECK(readable_within(sv[1], 1000));
     CHECK(recv(sv[1], &c, 1, MSG_DONTWAIT) == 0);
     close(sv[1]);
@@ -781,7 +781,7 @@ static void test_ring_close_releases_armed_sockets(void)
 
 static void test_reused_fd_carries_new_token(void)
 {
-    struct ns_uring *r = open_ring(8);
+    struct ns_backend *r = open_ring(8);
     int sv[2];
     make_pair(sv);
     int x = sv[0];
@@ -805,14 +805,14 @@ static void test_reused_fd_carries_new_token(void)
     for (int i = 0; i < 3; i++)
         expect_one(r, TOKEN_B, NS_IN);
     close_pair(sv);
-    ns_uring_close(r);
+    ns_uring_ops.close(r);
 }
 
 /* ---- capacity ---- */
 
 static void test_capacity_smaller_than_ready_count(void)
 {
-    struct ns_uring *r = open_ring(8);
+    struct ns_backend *r = open_ring(8);
     const uint64_t tokens[3] = { TOKEN_A, TOKEN_C, TOKEN_D };
     int sv[3][2];
     struct ns_ready first[8], second[8];
@@ -849,7 +849,7 @@ static void test_capacity_smaller_than_ready_count(void)
         CHECK(seen[i] >= 2);
     for (int i = 0; i < 3; i++)
         close_pair(sv[i]);
-    ns_uring_close(r);
+    ns_uring_ops.close(r);
 }
 
 /* ---- a submission the kernel refuses ---- */
@@ -858,13 +858,13 @@ static void test_capacity_smaller_than_ready_count(void)
 #define SUBMISSION_RING 256
 
 /* Fills the submission ring: `count` ADDs on fd, slots 100 and up, not submitted yet. */
-static void queue_adds(struct ns_uring *r, int fd, int count)
+static void queue_adds(struct ns_backend *r, int fd, int count)
 {
     static struct ns_change batch[SUBMISSION_RING];
     for (int i = 0; i < count; i++)
         batch[i] = (struct ns_change){ .token = UINT64_C(1) << 32 | (uint64_t)(100 + i), .fd = fd,
                                        .events = NS_IN, .op = NS_OP_ADD, .error = -1 };
-    CHECK(ns_uring_apply(r, batch, count, 0) == 0);
+    CHECK(ns_uring_ops.apply(r, batch, count, 0) == 0);
     for (int i = 0; i < count; i++)
         CHECK(batch[i].error == 0);
 }
@@ -876,7 +876,7 @@ static void queue_adds(struct ns_uring *r, int fd, int count)
  */
 static void test_refused_add_leaves_slot_free(void)
 {
-    struct ns_uring *r = open_ring(8);
+    struct ns_backend *r = open_ring(8);
     int idle[2], sv[2], error = -1;
     make_pair(idle);
     make_pair(sv);
@@ -891,13 +891,13 @@ static void test_refused_add_leaves_slot_free(void)
     expect_one(r, TOKEN_A, NS_IN);
     close_pair(idle);
     close_pair(sv);
-    ns_uring_close(r);
+    ns_uring_ops.close(r);
 }
 
 /* The same for a DEL: the registration stays, and the DEL again removes its poll. */
 static void test_refused_del_leaves_poll_to_remove(void)
 {
-    struct ns_uring *r = open_ring(8);
+    struct ns_backend *r = open_ring(8);
     int idle[2], sv[2], error = -1;
     char c;
     make_pair(idle);
@@ -915,14 +915,14 @@ static void test_refused_del_leaves_poll_to_remove(void)
     CHECK(recv(sv[1], &c, 1, MSG_DONTWAIT) == 0);
     close(sv[1]);
     close_pair(idle);
-    ns_uring_close(r);
+    ns_uring_ops.close(r);
 }
 
 /* A poll whose re-arm is refused is armed by the next poll call. */
 static void test_refused_rearm_is_armed_by_next_poll(void)
 {
     enum { COUNT = SUBMISSION_RING + 44 };
-    struct ns_uring *r = open_ring(COUNT);
+    struct ns_backend *r = open_ring(COUNT);
     int sv[2];
     make_pair(sv);
     static struct ns_change batch[COUNT];
@@ -931,13 +931,13 @@ static void test_refused_rearm_is_armed_by_next_poll(void)
     for (int i = 0; i < COUNT; i++)
         batch[i] = (struct ns_change){ .token = UINT64_C(1) << 32 | (uint64_t)(10 + i), .fd = sv[0],
                                        .events = NS_IN, .op = NS_OP_ADD, .error = -1 };
-    CHECK(ns_uring_apply(r, batch, COUNT, 1) >= 2);
+    CHECK(ns_uring_ops.apply(r, batch, COUNT, 1) >= 2);
     CHECK(poll_ring(r, ready, COUNT + 8, 0, NULL) == 0);
     /* Every poll completes; the poll call that finds them arms them again, more than the
        submission ring holds, and the io_uring_enter that makes room fails. */
     put_byte(sv[1]);
     next_enter_fails_with = EAGAIN;
-    CHECK(ns_uring_poll(r, ready, COUNT + 8, 0) == -EAGAIN);
+    CHECK(ns_uring_ops.poll(r, ready, COUNT + 8, 0) == -EAGAIN);
     CHECK(next_enter_fails_with == 0);
     memset(seen, 0, sizeof(seen));
     int distinct = 0;
@@ -954,24 +954,24 @@ static void test_refused_rearm_is_armed_by_next_poll(void)
     }
     CHECK(distinct == COUNT);
     close_pair(sv);
-    ns_uring_close(r);
+    ns_uring_ops.close(r);
 }
 
 /* The same for the wakeup poll. */
 static void test_refused_wakeup_arm_is_armed_by_next_poll(void)
 {
-    struct ns_uring *r = open_ring(8);
+    struct ns_backend *r = open_ring(8);
     int idle[2];
     make_pair(idle);
     queue_adds(r, idle[0], SUBMISSION_RING); /* before the first poll arms the wakeup poll */
     next_enter_fails_with = EAGAIN;
     struct ns_ready ready[8];
-    CHECK(ns_uring_poll(r, ready, 8, 0) == -EAGAIN);
+    CHECK(ns_uring_ops.poll(r, ready, 8, 0) == -EAGAIN);
     CHECK(next_enter_fails_with == 0);
-    CHECK(ns_uring_wakeup(r) == 0);
+    CHECK(ns_uring_ops.wakeup(r) == 0);
     expect_one(r, NS_WAKEUP_TOKEN, NS_IN);
     close_pair(idle);
-    ns_uring_close(r);
+    ns_uring_ops.close(r);
 }
 
 /*
@@ -983,7 +983,7 @@ static void test_refused_wakeup_arm_is_armed_by_next_poll(void)
  * clone(CLONE_VFORK), which task work does not interrupt, until its child exits.
  */
 struct held_owner {
-    struct ns_uring *r;
+    struct ns_backend *r;
     struct ns_change add;
     int held[2];    /* the child writes a byte: the owner is held */
     int release[2]; /* a byte lets the child exit, and the owner go */
@@ -1003,7 +1003,7 @@ __attribute__((no_sanitize("address"))) static int held_child(void *arg)
 static void *held_owner_thread(void *arg)
 {
     struct held_owner *h = arg;
-    CHECK(ns_uring_apply(h->r, &h->add, 1, 1) >= 1);
+    CHECK(ns_uring_ops.apply(h->r, &h->add, 1, 1) >= 1);
     CHECK(h->add.error == 0);
     pid_t child = clone(held_child, held_child_stack + sizeof(held_child_stack),
                         CLONE_VM | CLONE_VFORK | SIGCHLD, h);
@@ -1022,7 +1022,7 @@ static void *held_owner_thread(void *arg)
  */
 static void test_refused_removal_of_reused_slot_is_asked_for_the_old_poll(void)
 {
-    struct ns_uring *r = open_ring(8);
+    struct ns_backend *r = open_ring(8);
     struct ns_ready ready[4];
     CHECK(poll_ring(r, ready, 4, 0, NULL) == 0);
     char path[] = "/tmp/uring_backend_test.XXXXXX";
@@ -1063,7 +1063,7 @@ static void test_refused_removal_of_reused_slot_is_asked_for_the_old_poll(void)
     close_pair(sv);
     close(watch);
     close(file);
-    ns_uring_close(r);
+    ns_uring_ops.close(r);
 }
 
 /* ---- threads ---- */
@@ -1071,13 +1071,13 @@ static void test_refused_removal_of_reused_slot_is_asked_for_the_old_poll(void)
 static void *wake_after_50ms(void *arg)
 {
     sleep_ms(50);
-    CHECK(ns_uring_wakeup(arg) == 0);
+    CHECK(ns_uring_ops.wakeup(arg) == 0);
     return NULL;
 }
 
 static void test_wakeup_from_other_thread(void)
 {
-    struct ns_uring *r = open_ring(8);
+    struct ns_backend *r = open_ring(8);
     for (int round = 0; round < 3; round++) {
         pthread_t t;
         CHECK(pthread_create(&t, NULL, wake_after_50ms, r) == 0);
@@ -1090,7 +1090,7 @@ static void test_wakeup_from_other_thread(void)
         CHECK(pthread_join(t, NULL) == 0);
     }
     expect_none(r);
-    ns_uring_close(r);
+    ns_uring_ops.close(r);
 }
 
 static void *apply_after_50ms(void *arg)
@@ -1101,7 +1101,7 @@ static void *apply_after_50ms(void *arg)
 
 static void test_sync_add_from_other_thread_wakes_poll(void)
 {
-    struct ns_uring *r = open_ring(8);
+    struct ns_backend *r = open_ring(8);
     int sv[2];
     make_pair(sv);
     put_byte(sv[1]);
@@ -1124,12 +1124,12 @@ static void test_sync_add_from_other_thread_wakes_poll(void)
     CHECK(a.change.error == 0);
     expect_one(r, TOKEN_C, NS_IN); /* and it stays reported, re-armed by this thread */
     close_pair(sv);
-    ns_uring_close(r);
+    ns_uring_ops.close(r);
 }
 
 static void test_timed_poll_when_idle(void)
 {
-    struct ns_uring *r = open_ring(8);
+    struct ns_backend *r = open_ring(8);
     int sv[2];
     make_pair(sv);
     apply_sync(r, NS_OP_ADD, sv[0], NS_IN, TOKEN_A);
@@ -1142,7 +1142,7 @@ static void test_timed_poll_when_idle(void)
         CHECK(elapsed < 2000);
     }
     close_pair(sv);
-    ns_uring_close(r);
+    ns_uring_ops.close(r);
 }
 
 static void *write_after_50ms(void *arg)
@@ -1158,7 +1158,7 @@ static void *write_after_50ms(void *arg)
  */
 static void test_polls_of_exited_thread_are_rearmed(void)
 {
-    struct ns_uring *r = open_ring(8);
+    struct ns_backend *r = open_ring(8);
     int s1[2], s2[2];
     make_pair(s1);
     make_pair(s2);
@@ -1217,7 +1217,7 @@ static void test_polls_of_exited_thread_are_rearmed(void)
     }
     close_pair(s1);
     close_pair(s2);
-    ns_uring_close(r);
+    ns_uring_ops.close(r);
 }
 
 /* ---- big batches ---- */
@@ -1225,7 +1225,7 @@ static void test_polls_of_exited_thread_are_rearmed(void)
 static void test_batch_larger_than_submission_ring(void)
 {
     enum { COUNT = 1000 };
-    struct ns_uring *r = open_ring(COUNT);
+    struct ns_backend *r = open_ring(COUNT);
     int sv[2];
     make_pair(sv);
     static struct ns_change batch[COUNT];
@@ -1237,7 +1237,7 @@ static void test_batch_larger_than_submission_ring(void)
         for (int i = 0; i < COUNT; i++)
             batch[i] = (struct ns_change){ .token = generation << 32 | (uint64_t)(i + 10), .fd = sv[0],
                                            .events = NS_IN, .op = NS_OP_ADD, .error = -1 };
-        int calls = ns_uring_apply(r, batch, COUNT, 1);
+        int calls = ns_uring_ops.apply(r, batch, COUNT, 1);
         CHECK(calls >= 4); /* more than three rings' worth: at least four submissions */
         for (int i = 0; i < COUNT; i++)
             CHECK(batch[i].error == 0);
@@ -1248,7 +1248,7 @@ static void test_batch_larger_than_submission_ring(void)
             batch[i].op = NS_OP_DEL;
             batch[i].error = -1;
         }
-        CHECK(ns_uring_apply(r, batch, COUNT, 1) >= 4);
+        CHECK(ns_uring_ops.apply(r, batch, COUNT, 1) >= 4);
         for (int i = 0; i < COUNT; i++)
             CHECK(batch[i].error == 0);
         expect_none(r);
@@ -1271,7 +1271,7 @@ static void test_batch_larger_than_submission_ring(void)
     }
     CHECK(distinct == COUNT);
     close_pair(sv);
-    ns_uring_close(r); /* with up to 1000 polls armed */
+    ns_uring_ops.close(r); /* with up to 1000 polls armed */
 }
 
 /* ---- runner ---- */
@@ -1317,10 +1317,10 @@ static const struct test tests[] = {
 /* Whether io_uring can be set up here; when it cannot, says why and decides the exit status. */
 static int io_uring_usable(int *exit_status)
 {
-    struct ns_uring *r = NULL;
-    int rc = ns_uring_open(8, &r);
+    struct ns_backend *r = NULL;
+    int rc = ns_uring_ops.open(8, &r);
     if (rc == 0) {
-        ns_uring_close(r);
+        ns_uring_ops.close(r);
         return 1;
     }
     const char *why = rc == -EPERM ? "io_uring_setup was refused (seccomp, or sysctl kernel.io_uring_disabled)"

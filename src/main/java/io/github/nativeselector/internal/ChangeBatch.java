@@ -5,7 +5,7 @@ import java.nio.ByteBuffer;
 
 /**
  * One batch of registration changes in off-heap memory, as {@code struct ns_change} records
- * ({@code src/main/native/ns_batch.h}), handed to the backend in one call. The key behind each
+ * ({@code src/main/native/share/ns_records.h}), handed to the backend in one call. The key behind each
  * record is kept beside it, so the outcome can be written back to the key.
  *
  * <p>Not thread-safe: owned by {@link ChangeQueue}, used under its lock.

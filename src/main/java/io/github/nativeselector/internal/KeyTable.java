@@ -34,7 +34,7 @@ final class KeyTable {
             slot = used++;
         }
         key.slot = slot;
-        // 31 bits: a token's bit 63 stays clear for a backend's own requests (ns_batch.h).
+        // 31 bits: a token's bit 63 stays clear for a backend's own requests (ns_records.h).
         key.generation = ++generations[slot] & Integer.MAX_VALUE;
         ENTRY.setRelease(keys, slot, key);
     }

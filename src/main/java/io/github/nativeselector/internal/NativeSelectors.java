@@ -43,14 +43,8 @@ public final class NativeSelectors {
      * selects far more often than it registers, so io_uring is chosen by name only.
      */
     private static Backend openBackend(BackendChoice choice) throws IOException {
-        int capacity = NativeSelector.READY_CAPACITY;
-        return switch (choice) {
-            case IO_URING -> UringBackend.open(capacity);
-            case POLLSET -> PollsetBackend.open(capacity);
-            case AUTO -> NativeLibrary.platform().startsWith("aix-")
-                    ? PollsetBackend.open(capacity)
-                    : EpollBackend.open(capacity);
-            default -> EpollBackend.open(capacity);
-        };
+        BackendChoice named = choice != BackendChoice.AUTO ? choice
+                : NativeLibrary.platform().startsWith("aix-") ? BackendChoice.POLLSET : BackendChoice.EPOLL;
+        return NativeBackend.open(named, NativeSelector.READY_CAPACITY);
     }
 }

@@ -4,7 +4,7 @@ import java.nio.ByteBuffer;
 
 /**
  * The reused off-heap array a poll writes ready channels into, as {@code struct ns_ready}
- * records ({@code src/main/native/ns_batch.h}). Read by the selector thread only.
+ * records ({@code src/main/native/share/ns_records.h}). Read by the selector thread only.
  */
 final class ReadyArray {
 

@@ -43,12 +43,7 @@ class ChangeFailureTest {
         EPOLL, IO_URING, POLLSET;
 
         Backend open() throws IOException {
-            int capacity = NativeSelector.READY_CAPACITY;
-            return switch (this) {
-                case EPOLL -> EpollBackend.open(capacity);
-                case IO_URING -> UringBackend.open(capacity);
-                case POLLSET -> PollsetBackend.open(capacity);
-            };
+            return NativeBackend.open(BackendChoice.valueOf(name()), NativeSelector.READY_CAPACITY);
         }
 
         /** The backend behind a wrapper that fails on request, applying during a poll as it does. */

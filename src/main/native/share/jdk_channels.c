@@ -35,7 +35,7 @@ static jint find_channel_provider_field(JNIEnv *env)
     return JNI_OK;
 }
 
-jint ns_jdk_channels_init(JNIEnv *env)
+static jint find_jdk_internals(JNIEnv *env)
 {
     jclass cls = (*env)->FindClass(env, "sun/nio/ch/SelChImpl");
     if (cls == NULL)
@@ -56,20 +56,20 @@ jint ns_jdk_channels_init(JNIEnv *env)
     return find_channel_provider_field(env);
 }
 
-jobject JNICALL ns_jdk_builtin_provider(JNIEnv *env, jclass cls)
+static jobject JNICALL builtin_provider(JNIEnv *env, jclass cls)
 {
     (void)cls;
     return (*env)->CallStaticObjectMethod(env, default_provider, default_provider_get);
 }
 
-jboolean JNICALL ns_jdk_provider_field_found(JNIEnv *env, jclass cls)
+static jboolean JNICALL provider_field_found(JNIEnv *env, jclass cls)
 {
     (void)env;
     (void)cls;
     return channel_provider != NULL ? JNI_TRUE : JNI_FALSE;
 }
 
-void JNICALL ns_jdk_set_provider(JNIEnv *env, jclass cls, jobject channel, jobject provider)
+static void JNICALL set_provider(JNIEnv *env, jclass cls, jobject channel, jobject provider)
 {
     (void)cls;
     if (channel_provider == NULL || channel == NULL || provider == NULL) {
@@ -79,7 +79,7 @@ void JNICALL ns_jdk_set_provider(JNIEnv *env, jclass cls, jobject channel, jobje
     (*env)->SetObjectField(env, channel, channel_provider, provider);
 }
 
-jint JNICALL ns_jdk_fd(JNIEnv *env, jclass cls, jobject channel)
+static jint JNICALL channel_fd(JNIEnv *env, jclass cls, jobject channel)
 {
     (void)cls;
     if (channel == NULL || !(*env)->IsInstanceOf(env, channel, selchimpl))
@@ -87,7 +87,7 @@ jint JNICALL ns_jdk_fd(JNIEnv *env, jclass cls, jobject channel)
     return (*env)->CallIntMethod(env, channel, selchimpl_fd);
 }
 
-void JNICALL ns_jdk_kill(JNIEnv *env, jclass cls, jobject channel)
+static void JNICALL channel_kill(JNIEnv *env, jclass cls, jobject channel)
 {
     (void)cls;
     if (channel == NULL || !(*env)->IsInstanceOf(env, channel, selchimpl)) {
@@ -96,4 +96,21 @@ void JNICALL ns_jdk_kill(JNIEnv *env, jclass cls, jobject channel)
     }
     /* An IOException thrown by kill() stays pending and reaches the Java caller. */
     (*env)->CallVoidMethod(env, channel, selchimpl_kill);
+}
+
+static const JNINativeMethod jdk_channels_methods[] = {
+    { "builtInProvider", "()Ljava/nio/channels/spi/SelectorProvider;", (void *)builtin_provider },
+    { "fd", "(Ljava/lang/Object;)I", (void *)channel_fd },
+    { "kill", "(Ljava/lang/Object;)V", (void *)channel_kill },
+    { "providerFieldFound", "()Z", (void *)provider_field_found },
+    { "setProvider",
+      "(Ljava/nio/channels/spi/AbstractSelectableChannel;Ljava/nio/channels/spi/SelectorProvider;)V",
+      (void *)set_provider },
+};
+
+jint ns_jdk_channels_register(JNIEnv *env, const char *package)
+{
+    if (find_jdk_internals(env) != JNI_OK)
+        return JNI_ERR;
+    return NS_REGISTER(env, package, "JdkChannels", jdk_channels_methods);
 }

@@ -7,19 +7,26 @@
 #include <unistd.h>
 
 struct ns_epoll {
+    struct ns_backend base;
     int epfd;
     int wakefd;
     int capacity;
     struct epoll_event events[];
 };
 
-int ns_epoll_open(int capacity, struct ns_epoll **out)
+static struct ns_epoll *epoll_of(struct ns_backend *b)
+{
+    return (struct ns_epoll *)b;
+}
+
+static int epoll_open(int capacity, struct ns_backend **out)
 {
     if (capacity < 1)
         return -EINVAL;
     struct ns_epoll *ep = malloc(sizeof(*ep) + (size_t)capacity * sizeof(struct epoll_event));
     if (ep == NULL)
         return -ENOMEM;
+    ep->base.ops = &ns_epoll_ops;
     ep->capacity = capacity;
     ep->epfd = epoll_create1(EPOLL_CLOEXEC);
     if (ep->epfd < 0) {
@@ -42,7 +49,7 @@ int ns_epoll_open(int capacity, struct ns_epoll **out)
         free(ep);
         return -err;
     }
-    *out = ep;
+    *out = &ep->base;
     return 0;
 }
 
@@ -80,8 +87,11 @@ static int apply_one(struct ns_epoll *ep, struct ns_change *c)
     }
 }
 
-int ns_epoll_apply(struct ns_epoll *ep, struct ns_change *changes, int count)
+/* epoll_ctl takes effect at once: every apply is synchronous. */
+static int epoll_apply(struct ns_backend *b, struct ns_change *changes, int count, int sync)
 {
+    (void)sync;
+    struct ns_epoll *ep = epoll_of(b);
     int calls = 0;
     for (int i = 0; i < count; i++)
         calls += apply_one(ep, &changes[i]);
@@ -97,8 +107,9 @@ static int drain_wakeup(struct ns_epoll *ep)
     return 0;
 }
 
-int ns_epoll_poll(struct ns_epoll *ep, struct ns_ready *ready, int capacity, int timeout_ms)
+static int epoll_poll(struct ns_backend *b, struct ns_ready *ready, int capacity, int timeout_ms)
 {
+    struct ns_epoll *ep = epoll_of(b);
     int max = capacity < ep->capacity ? capacity : ep->capacity;
     int n = epoll_wait(ep->epfd, ep->events, max, timeout_ms);
     if (n < 0)
@@ -116,18 +127,46 @@ int ns_epoll_poll(struct ns_epoll *ep, struct ns_ready *ready, int capacity, int
     return n;
 }
 
-int ns_epoll_wakeup(struct ns_epoll *ep)
+static int epoll_wakeup(struct ns_backend *b)
 {
+    struct ns_epoll *ep = epoll_of(b);
     uint64_t one = 1;
     if (write(ep->wakefd, &one, sizeof(one)) < 0 && errno != EAGAIN)
         return -errno;
     return 0;
 }
 
-void ns_epoll_close(struct ns_epoll *ep)
+static void epoll_close(struct ns_backend *b)
 {
+    struct ns_epoll *ep = epoll_of(b);
     /* close(2) errors on these private fds leave nothing to undo: both numbers are released. */
     close(ep->wakefd);
     close(ep->epfd);
     free(ep);
 }
+
+static const char *epoll_failure(enum ns_backend_call call, int err)
+{
+    (void)err;
+    switch (call) {
+    case NS_CALL_OPEN:
+        return "epoll backend: open";
+    case NS_CALL_POLL:
+        return "epoll_wait";
+    case NS_CALL_APPLY:
+        return "epoll_ctl";
+    default:
+        return "epoll backend: wakeup";
+    }
+}
+
+const struct ns_backend_ops ns_epoll_ops = {
+    .name = "epoll",
+    .applies_during_poll = 1,
+    .open = epoll_open,
+    .apply = epoll_apply,
+    .poll = epoll_poll,
+    .wakeup = epoll_wakeup,
+    .close = epoll_close,
+    .failure = epoll_failure,
+};

@@ -3,32 +3,39 @@ package io.github.nativeselector.internal;
 import java.io.IOException;
 
 /**
- * AIX's pollset (on Linux, through {@code aix/pollset-on-linux}, the AIX API over poll(2)); the
- * Java face of {@code aix/pollset_backend.h}. {@code pollset_ctl} waits for a
- * {@code pollset_poll} in progress, so changes are never applied during a poll.
+ * Every native backend's Java face: a handle to one backend of the library, opened by name and
+ * driven through the operations every backend implements ({@code src/main/native/share/ns_backend.h}).
  */
-final class PollsetBackend implements Backend {
+final class NativeBackend implements Backend {
 
+    private final String name;
     private final long handle;
+    private final boolean appliesDuringPoll;
 
-    private PollsetBackend(long handle) {
+    private NativeBackend(String name, long handle) {
+        this.name = name;
         this.handle = handle;
+        this.appliesDuringPoll = appliesDuringPoll(handle);
     }
 
-    /** Creates a pollset whose waits return up to {@code capacity} events. */
-    static PollsetBackend open(int capacity) throws IOException {
+    /**
+     * Opens the backend {@code choice} names, whose polls return up to {@code capacity} records;
+     * the exception says why it is unavailable or could not start.
+     */
+    static NativeBackend open(BackendChoice choice, int capacity) throws IOException {
         NativeLibrary.ensureLoaded();
-        return new PollsetBackend(create(capacity));
+        String name = choice.propertyValue();
+        return new NativeBackend(name, open(name, capacity));
     }
 
     @Override
     public String name() {
-        return "pollset";
+        return name;
     }
 
     @Override
     public boolean appliesDuringPoll() {
-        return false;
+        return appliesDuringPoll;
     }
 
     @Override
@@ -51,7 +58,9 @@ final class PollsetBackend implements Backend {
         close(handle);
     }
 
-    private static native long create(int capacity) throws IOException;
+    private static native long open(String name, int capacity) throws IOException;
+
+    private static native boolean appliesDuringPoll(long handle);
 
     private static native int apply(long handle, long changes, int count, boolean sync) throws IOException;
 

@@ -16,6 +16,7 @@ struct member {
 };
 
 struct ns_pollset {
+    struct ns_backend base;
     pollset_t ps;
     int wake_read;
     int wake_write;
@@ -124,7 +125,7 @@ static int submit(struct ns_pollset *b, struct ns_change *changes, int count)
     return calls;
 }
 
-/* Appends one element for change number `change`; room was made by ns_pollset_apply. */
+/* Appends one element for change number `change`; room was made by apply_batch. */
 static void add_element(struct ns_pollset *b, int *count, int change, short cmd, int fd, short events)
 {
     b->ctl[*count] = (struct poll_ctl){ .cmd = cmd, .events = events, .fd = fd };
@@ -132,7 +133,7 @@ static void add_element(struct ns_pollset *b, int *count, int change, short cmd,
     (*count)++;
 }
 
-int ns_pollset_apply(struct ns_pollset *b, struct ns_change *changes, int count)
+static int apply_batch(struct ns_pollset *b, struct ns_change *changes, int count)
 {
     if (count < 0)
         return -EINVAL;
@@ -219,13 +220,16 @@ static void release(struct ns_pollset *b)
     free(b);
 }
 
-int ns_pollset_open(int capacity, struct ns_pollset **out)
+static void destroy(struct ns_pollset *b);
+
+static int pollset_backend_open(int capacity, struct ns_backend **out)
 {
     if (capacity < 1)
         return -EINVAL;
     struct ns_pollset *b = calloc(1, sizeof(*b) + (size_t)capacity * sizeof(struct pollfd));
     if (b == NULL)
         return -ENOMEM;
+    b->base.ops = &ns_pollset_ops;
     b->capacity = capacity;
     b->ps = pollset_create(-1);
     if (b->ps < 0) {
@@ -244,13 +248,13 @@ int ns_pollset_open(int capacity, struct ns_pollset **out)
         .token = NS_WAKEUP_TOKEN, .fd = b->wake_read, .events = NS_IN, .op = NS_OP_ADD
     };
     /* The apply fails as a whole (no memory for its arrays) or the element alone. */
-    int calls = ns_pollset_apply(b, &watch_wakeup, 1);
+    int calls = apply_batch(b, &watch_wakeup, 1);
     err = calls < 0 ? -calls : watch_wakeup.error;
     if (err != 0) {
-        ns_pollset_close(b);
+        destroy(b);
         return -err;
     }
-    *out = b;
+    *out = &b->base;
     return 0;
 }
 
@@ -264,8 +268,21 @@ static int drain_wakeup(struct ns_pollset *b)
     return n < 0 && errno != EAGAIN ? -errno : 0;
 }
 
-int ns_pollset_poll(struct ns_pollset *b, struct ns_ready *ready, int capacity, int timeout_ms)
+static struct ns_pollset *pollset_of(struct ns_backend *b)
 {
+    return (struct ns_pollset *)b;
+}
+
+/* pollset_ctl takes effect at once: every apply is synchronous. */
+static int pollset_backend_apply(struct ns_backend *b, struct ns_change *changes, int count, int sync)
+{
+    (void)sync;
+    return apply_batch(pollset_of(b), changes, count);
+}
+
+static int pollset_backend_poll(struct ns_backend *backend, struct ns_ready *ready, int capacity, int timeout_ms)
+{
+    struct ns_pollset *b = pollset_of(backend);
     int max = capacity < b->capacity ? capacity : b->capacity;
     int n = pollset_poll(b->ps, b->polled, max, timeout_ms);
     if (n < 0)
@@ -290,15 +307,16 @@ int ns_pollset_poll(struct ns_pollset *b, struct ns_ready *ready, int capacity, 
     return records;
 }
 
-int ns_pollset_wakeup(struct ns_pollset *b)
+static int pollset_backend_wakeup(struct ns_backend *backend)
 {
+    struct ns_pollset *b = pollset_of(backend);
     char one = 1;
     if (write(b->wake_write, &one, 1) < 0 && errno != EAGAIN)
         return -errno;
     return 0;
 }
 
-void ns_pollset_close(struct ns_pollset *b)
+static void destroy(struct ns_pollset *b)
 {
     /* Errors here leave nothing to undo: the set's id and both pipe fds are released. */
     pollset_destroy(b->ps);
@@ -306,3 +324,34 @@ void ns_pollset_close(struct ns_pollset *b)
     close(b->wake_write);
     release(b);
 }
+
+static void pollset_backend_close(struct ns_backend *b)
+{
+    destroy(pollset_of(b));
+}
+
+static const char *pollset_backend_failure(enum ns_backend_call call, int err)
+{
+    (void)err;
+    switch (call) {
+    case NS_CALL_OPEN:
+        return "pollset backend: open";
+    case NS_CALL_APPLY:
+        return "pollset_ctl";
+    case NS_CALL_POLL:
+        return "pollset_poll";
+    default:
+        return "pollset backend: wakeup";
+    }
+}
+
+const struct ns_backend_ops ns_pollset_ops = {
+    .name = "pollset",
+    .applies_during_poll = 0,
+    .open = pollset_backend_open,
+    .apply = pollset_backend_apply,
+    .poll = pollset_backend_poll,
+    .wakeup = pollset_backend_wakeup,
+    .close = pollset_backend_close,
+    .failure = pollset_backend_failure,
+};

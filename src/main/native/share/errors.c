@@ -1,6 +1,5 @@
 #include "ns_jni.h"
 
-#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -33,18 +32,18 @@ void ns_throw_io(JNIEnv *env, int err, const char *what)
     ns_throw(env, "java/io/IOException", message);
 }
 
-jstring JNICALL ns_errno_describe(JNIEnv *env, jclass cls, jint err)
+static jstring JNICALL errno_describe(JNIEnv *env, jclass cls, jint err)
 {
     (void)cls;
     char text[256];
     return (*env)->NewStringUTF(env, describe(err, text, sizeof(text)));
 }
 
-jlong JNICALL ns_buffer_address(JNIEnv *env, jclass cls, jobject buffer)
+static const JNINativeMethod errno_methods[] = {
+    { "describe", "(I)Ljava/lang/String;", (void *)errno_describe },
+};
+
+jint ns_errno_register(JNIEnv *env, const char *package)
 {
-    (void)cls;
-    void *address = (*env)->GetDirectBufferAddress(env, buffer);
-    if (address == NULL)
-        ns_throw(env, "java/lang/IllegalArgumentException", "not a direct buffer");
-    return (jlong)(intptr_t)address;
+    return NS_REGISTER(env, package, "Errno", errno_methods);
 }

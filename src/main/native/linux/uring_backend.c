@@ -17,7 +17,7 @@
 #define INITIAL_SLOTS 64
 
 /*
- * user_data of a poll removal or update: this bit, which no key's token has (ns_batch.h), and
+ * user_data of a poll removal or update: this bit, which no key's token has (ns_records.h), and
  * the slot of the poll it is about.
  */
 #define CONTROL_BIT (UINT64_C(1) << 63)
@@ -41,6 +41,7 @@ struct registration {
 };
 
 struct ns_uring {
+    struct ns_backend base;
     int ring_fd;
     int wakefd;
     int wakeup_armed;
@@ -448,8 +449,14 @@ static int apply_one(struct ns_uring *r, const struct ns_change *c, int *calls)
     return err;
 }
 
-int ns_uring_apply(struct ns_uring *r, struct ns_change *changes, int count, int sync)
+static struct ns_uring *ring_of(struct ns_backend *b)
 {
+    return (struct ns_uring *)b;
+}
+
+static int uring_apply(struct ns_backend *b, struct ns_change *changes, int count, int sync)
+{
+    struct ns_uring *r = ring_of(b);
     int calls = 0, err = 0;
     pthread_mutex_lock(&r->lock);
     for (int i = 0; i < count; i++) {
@@ -567,8 +574,9 @@ static int collect(struct ns_uring *r, struct ns_ready *ready, int capacity, int
     return err < 0 && n == 0 ? err : n;
 }
 
-int ns_uring_poll(struct ns_uring *r, struct ns_ready *ready, int capacity, int timeout_ms)
+static int uring_poll(struct ns_backend *b, struct ns_ready *ready, int capacity, int timeout_ms)
 {
+    struct ns_uring *r = ring_of(b);
     int calls = 0;
     int64_t deadline = timeout_ms > 0 ? now_ms() + timeout_ms : 0;
     pthread_mutex_lock(&r->lock);
@@ -579,7 +587,7 @@ int ns_uring_poll(struct ns_uring *r, struct ns_ready *ready, int capacity, int 
     int overflow = __atomic_load_n(r->sq_flags, __ATOMIC_ACQUIRE) & IORING_SQ_CQ_OVERFLOW;
     if (n < 0 || (unsubmitted(r) == 0 && !overflow && (n > 0 || timeout_ms == 0))) {
         pthread_mutex_unlock(&r->lock);
-        return n < 0 ? n : n | (calls == 0 ? NS_URING_NO_SYSCALL : 0);
+        return n < 0 ? n : n | (calls == 0 ? NS_POLLED_WITHOUT_SYSCALL : 0);
     }
 
     for (;;) {
@@ -627,8 +635,9 @@ int ns_uring_poll(struct ns_uring *r, struct ns_ready *ready, int capacity, int 
     return n;
 }
 
-int ns_uring_wakeup(struct ns_uring *r)
+static int uring_wakeup(struct ns_backend *b)
 {
+    struct ns_uring *r = ring_of(b);
     uint64_t one = 1;
     if (write(r->wakefd, &one, sizeof(one)) < 0 && errno != EAGAIN)
         return -errno;
@@ -707,13 +716,14 @@ static void release(struct ns_uring *r)
     free(r);
 }
 
-int ns_uring_open(int capacity, struct ns_uring **out)
+static int uring_open(int capacity, struct ns_backend **out)
 {
     if (capacity < 1)
         return -EINVAL;
     struct ns_uring *r = calloc(1, sizeof(*r));
     if (r == NULL)
         return -ENOMEM;
+    r->base.ops = &ns_uring_ops;
     r->ring_fd = -1;
     r->wakefd = -1;
     pthread_mutex_init(&r->lock, NULL);
@@ -747,15 +757,16 @@ int ns_uring_open(int capacity, struct ns_uring **out)
         err = -errno;
         goto fail;
     }
-    *out = r;
+    *out = &r->base;
     return 0;
 fail:
     release(r);
     return err;
 }
 
-void ns_uring_close(struct ns_uring *r)
+static void uring_close(struct ns_backend *b)
 {
+    struct ns_uring *r = ring_of(b);
     /* Remove every poll while the ring is still ours: a pending poll keeps its file open. */
     int calls = 0;
     pthread_mutex_lock(&r->lock);
@@ -775,3 +786,48 @@ void ns_uring_close(struct ns_uring *r)
     pthread_mutex_unlock(&r->lock);
     release(r);
 }
+
+/* Why io_uring could not start, in words a user can act on. */
+static const char *setup_failure(int err)
+{
+    switch (err) {
+    case EPERM:
+        return "io_uring is unavailable: io_uring_setup was refused (a seccomp profile, as container "
+               "runtimes install by default, or sysctl kernel.io_uring_disabled)";
+    case ENOSYS:
+        return "io_uring is unavailable: this kernel has no io_uring_setup";
+    case EINVAL:
+    case EOPNOTSUPP:
+        return "io_uring is unavailable: this kernel's io_uring lacks what the backend needs (Linux 5.13 or later)";
+    case ENOMEM:
+        return "io_uring ring could not be allocated: raise the locked-memory limit (ulimit -l, "
+               "RLIMIT_MEMLOCK), which rings count against before Linux 5.12";
+    default:
+        return "io_uring backend: open";
+    }
+}
+
+static const char *uring_failure(enum ns_backend_call call, int err)
+{
+    switch (call) {
+    case NS_CALL_OPEN:
+        return setup_failure(err);
+    case NS_CALL_APPLY:
+        return "io_uring: submitting registration changes";
+    case NS_CALL_POLL:
+        return err == EBADR ? "io_uring: the kernel dropped completions" : "io_uring_enter";
+    default:
+        return "io_uring backend: wakeup";
+    }
+}
+
+const struct ns_backend_ops ns_uring_ops = {
+    .name = "io_uring",
+    .applies_during_poll = 1,
+    .open = uring_open,
+    .apply = uring_apply,
+    .poll = uring_poll,
+    .wakeup = uring_wakeup,
+    .close = uring_close,
+    .failure = uring_failure,
+};

@@ -1,20 +1,20 @@
 /*
- * The pollset backend (AIX): the whole story.
+ * The pollset backend (AIX; ns_pollset_ops, as ns_backend.h describes every backend): the whole story.
  *
- *   ns_pollset_open     pollset_create(-1), a non-blocking close-on-exec pipe for wakeups whose
- *                       read end is in the set for POLLIN under NS_WAKEUP_TOKEN, and a private
- *                       struct pollfd array of `capacity` entries for pollset_poll. When any of
- *                       it fails (the pipe cannot join the set, say), everything is released
- *                       and the errno returned: a backend is never open without its wakeup.
- *   ns_pollset_apply    turns a batch into one array of struct poll_ctl and hands it to the
- *                       kernel in one pollset_ctl. Returns the number of pollset_ctl calls made:
- *                       1, plus one for each element the kernel refused (pollset_ctl stops at a
- *                       refused element, so the rest of the array is submitted again).
- *   ns_pollset_poll     one pollset_poll into the private array, converted into ns_ready records.
- *                       The wakeup pipe, when seen, is drained here and reported as a record with
- *                       NS_WAKEUP_TOKEN. Returns the number of records, or -EINTR.
- *   ns_pollset_wakeup   writes a byte to the pipe; a full pipe (EAGAIN) already means "awake".
- *   ns_pollset_close    pollset_destroy, then closes the pipe and frees the backend.
+ *   open     pollset_create(-1), a non-blocking close-on-exec pipe for wakeups whose
+ *            read end is in the set for POLLIN under NS_WAKEUP_TOKEN, and a private
+ *            struct pollfd array of `capacity` entries for pollset_poll. When any of
+ *            it fails (the pipe cannot join the set, say), everything is released
+ *            and the errno returned: a backend is never open without its wakeup.
+ *   apply    turns a batch into one array of struct poll_ctl and hands it to the
+ *            kernel in one pollset_ctl. Returns the number of pollset_ctl calls made:
+ *            1, plus one for each element the kernel refused (pollset_ctl stops at a
+ *            refused element, so the rest of the array is submitted again).
+ *   poll     one pollset_poll into the private array, converted into ns_ready records.
+ *            The wakeup pipe, when seen, is drained here and reported as a record with
+ *            NS_WAKEUP_TOKEN. Returns the number of records, or -EINTR.
+ *   wakeup   writes a byte to the pipe; a full pipe (EAGAIN) already means "awake".
+ *   close    pollset_destroy, then closes the pipe and frees the backend.
  *
  * What pollset makes the backend do, and where AIX differs from epoll:
  *
@@ -45,14 +45,8 @@
 #ifndef NS_POLLSET_BACKEND_H
 #define NS_POLLSET_BACKEND_H
 
-#include "ns_batch.h"
+#include "ns_backend.h"
 
-struct ns_pollset;
-
-int ns_pollset_open(int capacity, struct ns_pollset **out);
-int ns_pollset_apply(struct ns_pollset *backend, struct ns_change *changes, int count);
-int ns_pollset_poll(struct ns_pollset *backend, struct ns_ready *ready, int capacity, int timeout_ms);
-int ns_pollset_wakeup(struct ns_pollset *backend);
-void ns_pollset_close(struct ns_pollset *backend);
+extern const struct ns_backend_ops ns_pollset_ops;
 
 #endif

@@ -1,0 +1,6 @@
+/* The backends of an AIX build. */
+#include "pollset_backend.h"
+
+#include <stddef.h>
+
+const struct ns_backend_ops *const ns_backends[] = { &ns_pollset_ops, NULL };

@@ -1,0 +1,124 @@
+/*
+ * The face of NativeBackend.java: each function calls one operation of a backend (ns_backend.h)
+ * and turns its errno into an IOException worded by the backend.
+ */
+#include "ns_backend.h"
+#include "ns_jni.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+static struct ns_backend *backend(jlong handle)
+{
+    return (struct ns_backend *)(intptr_t)handle;
+}
+
+static const struct ns_backend_ops *named(const char *name)
+{
+    for (const struct ns_backend_ops *const *ops = ns_backends; *ops != NULL; ops++) {
+        if (strcmp((*ops)->name, name) == 0)
+            return *ops;
+    }
+    return NULL;
+}
+
+static void throw_failure(JNIEnv *env, struct ns_backend *b, enum ns_backend_call call, int err)
+{
+    ns_throw_io(env, err, b->ops->failure(call, err));
+}
+
+static jlong JNICALL backend_open(JNIEnv *env, jclass cls, jstring name, jint capacity)
+{
+    (void)cls;
+    if (name == NULL) {
+        ns_throw(env, "java/lang/NullPointerException", "backend name");
+        return 0;
+    }
+    const char *chars = (*env)->GetStringUTFChars(env, name, NULL);
+    if (chars == NULL)
+        return 0; /* OutOfMemoryError pending */
+    const struct ns_backend_ops *ops = named(chars);
+    if (ops == NULL) {
+        char message[256];
+        snprintf(message, sizeof(message), "this library has no %s backend", chars);
+        (*env)->ReleaseStringUTFChars(env, name, chars);
+        ns_throw(env, "java/io/IOException", message);
+        return 0;
+    }
+    (*env)->ReleaseStringUTFChars(env, name, chars);
+    struct ns_backend *b;
+    int err = ops->open(capacity, &b);
+    if (err < 0) {
+        ns_throw_io(env, -err, ops->failure(NS_CALL_OPEN, -err));
+        return 0;
+    }
+    return (jlong)(intptr_t)b;
+}
+
+static jboolean JNICALL backend_applies_during_poll(JNIEnv *env, jclass cls, jlong handle)
+{
+    (void)env;
+    (void)cls;
+    return backend(handle)->ops->applies_during_poll ? JNI_TRUE : JNI_FALSE;
+}
+
+static jint JNICALL backend_apply(JNIEnv *env, jclass cls, jlong handle, jlong changes, jint count,
+                                  jboolean sync)
+{
+    (void)cls;
+    struct ns_backend *b = backend(handle);
+    int calls = b->ops->apply(b, (struct ns_change *)(intptr_t)changes, count, sync);
+    if (calls < 0) {
+        throw_failure(env, b, NS_CALL_APPLY, -calls);
+        return 0;
+    }
+    return calls;
+}
+
+static jint JNICALL backend_poll(JNIEnv *env, jclass cls, jlong handle, jlong ready, jint capacity,
+                                 jint timeout_ms)
+{
+    (void)cls;
+    struct ns_backend *b = backend(handle);
+    int n = b->ops->poll(b, (struct ns_ready *)(intptr_t)ready, capacity, timeout_ms);
+    if (n == -EINTR)
+        return -1;
+    if (n < 0) {
+        throw_failure(env, b, NS_CALL_POLL, -n);
+        return 0;
+    }
+    return n;
+}
+
+static void JNICALL backend_wakeup(JNIEnv *env, jclass cls, jlong handle)
+{
+    (void)cls;
+    struct ns_backend *b = backend(handle);
+    int err = b->ops->wakeup(b);
+    if (err < 0)
+        throw_failure(env, b, NS_CALL_WAKEUP, -err);
+}
+
+static void JNICALL backend_close(JNIEnv *env, jclass cls, jlong handle)
+{
+    (void)env;
+    (void)cls;
+    struct ns_backend *b = backend(handle);
+    b->ops->close(b);
+}
+
+static const JNINativeMethod backend_methods[] = {
+    { "open", "(Ljava/lang/String;I)J", (void *)backend_open },
+    { "appliesDuringPoll", "(J)Z", (void *)backend_applies_during_poll },
+    { "apply", "(JJIZ)I", (void *)backend_apply },
+    { "poll", "(JJII)I", (void *)backend_poll },
+    { "wakeup", "(J)V", (void *)backend_wakeup },
+    { "close", "(J)V", (void *)backend_close },
+};
+
+jint ns_backend_register(JNIEnv *env, const char *package)
+{
+    return NS_REGISTER(env, package, "NativeBackend", backend_methods);
+}

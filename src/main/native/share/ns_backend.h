@@ -1,0 +1,60 @@
+/*
+ * A backend: one kernel readiness mechanism behind one table of operations, which the JNI face
+ * (backend_jni.c) and the C tests call and nothing else does.
+ *
+ *   open     creates the kernel object, a wakeup the backend can poll, and room for `capacity`
+ *            ready records per poll. On failure nothing is left behind.
+ *   apply    applies `count` changes in order (ns_records.h), writing each change's errno into
+ *            change->error; a change the kernel refuses leaves its registration as it was.
+ *            ADD and MOD both mean "watch these events" and DEL of an absent or closed fd
+ *            succeeds: the batch and the kernel may disagree about history, never about intent.
+ *            With `sync`, the kernel holds the changes on return; without it, a backend may keep
+ *            them for the poll that follows on the same thread. Returns the system calls made,
+ *            or -errno when the batch as a whole could not be applied.
+ *   poll     waits up to timeout_ms (-1: forever, 0: not at all) and writes up to `capacity`
+ *            ready records. A wakeup, when seen, is drained here and reported as a record with
+ *            NS_WAKEUP_TOKEN. Returns the records written, with NS_POLLED_WITHOUT_SYSCALL set
+ *            when no system call was made, or -EINTR when a signal ended the wait.
+ *   wakeup   makes a poll in progress, or the next one, return with the wakeup record.
+ *   close    releases the kernel object (every registration goes with it) and the backend.
+ *   failure  words a user can act on for an errno of open, apply, poll or wakeup.
+ *
+ * Threads: callers serialise apply against close and poll against close; apply may run while
+ * another thread polls only if applies_during_poll; wakeup may be called from any thread
+ * before close.
+ *
+ * Every operation returns 0 or a count on success and -errno on failure.
+ */
+#ifndef NS_BACKEND_H
+#define NS_BACKEND_H
+
+#include "ns_records.h"
+
+/* Set in poll's result when the records came without a system call. */
+#define NS_POLLED_WITHOUT_SYSCALL 0x40000000
+
+/* Which operation failed, for ns_backend_ops.failure. */
+enum ns_backend_call { NS_CALL_OPEN, NS_CALL_APPLY, NS_CALL_POLL, NS_CALL_WAKEUP };
+
+struct ns_backend_ops;
+
+/* The first member of every backend's state. */
+struct ns_backend {
+    const struct ns_backend_ops *ops;
+};
+
+struct ns_backend_ops {
+    const char *name;        /* as -Dnativeselector.backend names it, e.g. "epoll" */
+    int applies_during_poll; /* whether apply may run while another thread is in poll */
+    int (*open)(int capacity, struct ns_backend **out);
+    int (*apply)(struct ns_backend *b, struct ns_change *changes, int count, int sync);
+    int (*poll)(struct ns_backend *b, struct ns_ready *ready, int capacity, int timeout_ms);
+    int (*wakeup)(struct ns_backend *b);
+    void (*close)(struct ns_backend *b);
+    const char *(*failure)(enum ns_backend_call call, int err);
+};
+
+/* The backends this library was built with, NULL-terminated: each platform's backends.c. */
+extern const struct ns_backend_ops *const ns_backends[];
+
+#endif

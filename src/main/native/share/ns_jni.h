@@ -1,0 +1,36 @@
+/*
+ * JNI glue shared by every part of the library.
+ *
+ * Each C file that Java calls keeps its table of native methods beside the functions it names
+ * and registers it in its ns_*_register function; JNI_OnLoad (jni_onload.c) calls them all.
+ * The functions behind the tables are thin: they call a backend or the JDK once, and turn a
+ * negative errno into a java.io.IOException.
+ */
+#ifndef NS_JNI_H
+#define NS_JNI_H
+
+#include <jni.h>
+
+/* Throws IOException("<what>: <strerror(err)> (errno <err>)"); err is a positive errno. */
+void ns_throw_io(JNIEnv *env, int err, const char *what);
+
+/* Throws the named exception class with a message. */
+void ns_throw(JNIEnv *env, const char *class_name, const char *message);
+
+/*
+ * Registers `count` methods on the class `simple_name` of `package` ("a/b/c/", the internal
+ * package as loaded). Returns JNI_OK, or JNI_ERR with an exception pending.
+ */
+jint ns_register_natives(JNIEnv *env, const char *package, const char *simple_name,
+                         const JNINativeMethod *methods, int count);
+
+#define NS_REGISTER(env, package, simple_name, table) \
+    ns_register_natives(env, package, simple_name, table, (int)(sizeof(table) / sizeof(table[0])))
+
+/* Each registers the natives of one Java class of `package`. */
+jint ns_backend_register(JNIEnv *env, const char *package);      /* backend_jni.c: NativeBackend */
+jint ns_jdk_channels_register(JNIEnv *env, const char *package); /* jdk_channels.c: JdkChannels */
+jint ns_errno_register(JNIEnv *env, const char *package);        /* errors.c: Errno */
+jint ns_off_heap_register(JNIEnv *env, const char *package);     /* off_heap.c: OffHeap */
+
+#endif
