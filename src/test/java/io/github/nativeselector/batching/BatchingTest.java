@@ -1,10 +1,13 @@
-package io.github.nativeselector;
+package io.github.nativeselector.batching;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.nativeselector.SelectorStats;
 import io.github.nativeselector.internal.BackendChoice;
 import io.github.nativeselector.internal.Config;
+import io.github.nativeselector.support.RaceSupport;
+import io.github.nativeselector.support.TestSelectors;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -45,7 +48,7 @@ class BatchingTest {
     }
 
     private static Selector open(BackendChoice backend, int threshold) throws IOException {
-        return new NativeSelectorProvider().openSelector(new Config(backend, threshold));
+        return TestSelectors.open(new Config(backend, threshold));
     }
 
     /** The kernel calls one batch of this many changes takes. */

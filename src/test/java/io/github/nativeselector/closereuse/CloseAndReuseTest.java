@@ -1,10 +1,12 @@
-package io.github.nativeselector;
+package io.github.nativeselector.closereuse;
 
-import static io.github.nativeselector.CloseReuseFds.assertBackToBaseline;
-import static io.github.nativeselector.CloseReuseFds.assertReadsEof;
-import static io.github.nativeselector.CloseReuseFds.count;
-import static io.github.nativeselector.CloseReuseFds.singleOpened;
-import static io.github.nativeselector.CloseReuseFds.snapshot;
+import static io.github.nativeselector.support.CloseReuseFds.assertBackToBaseline;
+import static io.github.nativeselector.support.CloseReuseFds.assertReadsEof;
+import static io.github.nativeselector.support.CloseReuseFds.count;
+import static io.github.nativeselector.support.CloseReuseFds.singleOpened;
+import static io.github.nativeselector.support.CloseReuseFds.snapshot;
+import static io.github.nativeselector.support.ContractChannels.openServer;
+import static io.github.nativeselector.support.ContractSupport.selectUntilSelected;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -14,9 +16,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.github.nativeselector.support.CloseReuseFds;
+import io.github.nativeselector.support.RaceSupport;
+import io.github.nativeselector.support.TestSelectors;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.Pipe;
 import java.nio.channels.SelectableChannel;
@@ -61,28 +64,28 @@ class CloseAndReuseTest {
     }
 
     @ParameterizedTest
-    @MethodSource("io.github.nativeselector.TestSelectors#all")
+    @MethodSource("io.github.nativeselector.support.TestSelectors#all")
     @Timeout(value = 20, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void closeWhileQueued(TestSelectors selectors) throws IOException {
         closeInState(selectors, KeyState.QUEUED);
     }
 
     @ParameterizedTest
-    @MethodSource("io.github.nativeselector.TestSelectors#all")
+    @MethodSource("io.github.nativeselector.support.TestSelectors#all")
     @Timeout(value = 20, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void closeWhileApplied(TestSelectors selectors) throws IOException {
         closeInState(selectors, KeyState.APPLIED);
     }
 
     @ParameterizedTest
-    @MethodSource("io.github.nativeselector.TestSelectors#all")
+    @MethodSource("io.github.nativeselector.support.TestSelectors#all")
     @Timeout(value = 20, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void closeWhileSelected(TestSelectors selectors) throws IOException {
         closeInState(selectors, KeyState.SELECTED);
     }
 
     @ParameterizedTest
-    @MethodSource("io.github.nativeselector.TestSelectors#all")
+    @MethodSource("io.github.nativeselector.support.TestSelectors#all")
     @Timeout(value = 20, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void closeAfterCancel(TestSelectors selectors) throws IOException {
         closeInState(selectors, KeyState.CANCELLED);
@@ -175,7 +178,7 @@ class CloseAndReuseTest {
      * peer sees the close while that select is still blocked.
      */
     @ParameterizedTest
-    @MethodSource("io.github.nativeselector.TestSelectors#all")
+    @MethodSource("io.github.nativeselector.support.TestSelectors#all")
     @Timeout(value = 20, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void closedChannelReleasedBeforeSelectBlocks(TestSelectors selectors) throws Exception {
         try (Selector selector = selectors.open();
@@ -235,7 +238,7 @@ class CloseAndReuseTest {
      * B's key is ever selected afterwards, with B's ready set.
      */
     @ParameterizedTest
-    @MethodSource("io.github.nativeselector.TestSelectors#all")
+    @MethodSource("io.github.nativeselector.support.TestSelectors#all")
     @Timeout(value = 20, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void reusedFdNumberWithSelectBetween(TestSelectors selectors) throws IOException {
         reuse(selectors, true, true);
@@ -244,7 +247,7 @@ class CloseAndReuseTest {
 
     /** As {@link #reusedFdNumberWithSelectBetween} with B opened and registered before the select that drops A. */
     @ParameterizedTest
-    @MethodSource("io.github.nativeselector.TestSelectors#all")
+    @MethodSource("io.github.nativeselector.support.TestSelectors#all")
     @Timeout(value = 20, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void closedChannelsKeyNeverSelectedAgain(TestSelectors selectors) throws IOException {
         reuse(selectors, false, true);
@@ -333,7 +336,7 @@ class CloseAndReuseTest {
      * exactly the fds there were before, and each select sees only the current cycle's keys.
      */
     @ParameterizedTest
-    @MethodSource("io.github.nativeselector.TestSelectors#all")
+    @MethodSource("io.github.nativeselector.support.TestSelectors#all")
     @Timeout(value = 40, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void noFdLeakOverPipeCycles(TestSelectors selectors) throws IOException {
         try (Selector selector = selectors.open()) {
@@ -390,7 +393,7 @@ class CloseAndReuseTest {
 
     /** As {@link #noFdLeakOverPipeCycles} with a thousand TCP connections through a loopback server. */
     @ParameterizedTest
-    @MethodSource("io.github.nativeselector.TestSelectors#all")
+    @MethodSource("io.github.nativeselector.support.TestSelectors#all")
     @Timeout(value = 40, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void noFdLeakOverTcpCycles(TestSelectors selectors) throws IOException {
         try (Selector selector = selectors.open();
@@ -448,7 +451,7 @@ class CloseAndReuseTest {
      * open channels work with a new selector.
      */
     @ParameterizedTest
-    @MethodSource("io.github.nativeselector.TestSelectors#all")
+    @MethodSource("io.github.nativeselector.support.TestSelectors#all")
     @Timeout(value = 20, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void closingTheSelectorReleasesEverything(TestSelectors selectors) throws IOException {
         try (ServerSocketChannel server = openServer()) {
@@ -553,34 +556,11 @@ class CloseAndReuseTest {
         }
     }
 
-    /** Selects until every key is in the selected-key set; fails after five seconds. */
-    static void selectUntilSelected(Selector selector, SelectionKey... keys) throws IOException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (!selector.selectedKeys().containsAll(List.of(keys))) {
-            if (System.nanoTime() > deadline) {
-                List<Object> missing = new ArrayList<>();
-                for (SelectionKey key : keys) {
-                    if (!selector.selectedKeys().contains(key)) {
-                        missing.add(key.attachment());
-                    }
-                }
-                fail("not selected within 5 s: " + missing);
-            }
-            selector.select(100);
-        }
-    }
-
     /** The link target of the pipe opened since {@code before} (a pipe opens two fds, with one target). */
     private static String fileOfOpenedPipe(Map<Integer, String> before) throws IOException {
         Map<Integer, String> opened = CloseReuseFds.opened(before, snapshot());
         assertEquals(2, opened.size(), () -> "a pipe opens two fds, got " + opened);
         assertEquals(1, new HashSet<>(opened.values()).size(), () -> "both ends of one pipe: " + opened);
         return opened.values().iterator().next();
-    }
-
-    static ServerSocketChannel openServer() throws IOException {
-        ServerSocketChannel server = ServerSocketChannel.open();
-        server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 1024);
-        return server;
     }
 }

@@ -1,7 +1,12 @@
-package io.github.nativeselector;
+package io.github.nativeselector.closereuse;
 
-import io.github.nativeselector.ContractChannels.Listener;
-import io.github.nativeselector.ContractChannels.SocketKind;
+import io.github.nativeselector.NativeSelectorProvider;
+import io.github.nativeselector.support.CloseReuseFds;
+import io.github.nativeselector.support.ContractChannels;
+import io.github.nativeselector.support.ContractChannels.Listener;
+import io.github.nativeselector.support.ContractChannels.SocketKind;
+import io.github.nativeselector.support.ContractSupport;
+import io.github.nativeselector.support.TestSelectors;
 import java.io.File;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -68,7 +73,7 @@ public final class FdLimitProbe {
      * image, which is open already.
      */
     private static void loadEveryClassOfThisProject() throws IOException, ClassNotFoundException {
-        String packagePath = FdLimitProbe.class.getPackageName().replace('.', File.separatorChar);
+        String packagePath = NativeSelectorProvider.class.getPackageName().replace('.', File.separatorChar);
         for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
             Path root = Path.of(entry);
             if (!Files.isDirectory(root.resolve(packagePath))) {

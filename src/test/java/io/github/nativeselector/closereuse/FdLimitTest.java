@@ -1,8 +1,11 @@
-package io.github.nativeselector;
+package io.github.nativeselector.closereuse;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.nativeselector.support.ContractSupport;
+import io.github.nativeselector.support.InstallChild;
+import io.github.nativeselector.support.TestSelectors;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -19,14 +22,14 @@ import org.junit.jupiter.params.provider.MethodSource;
  * harmless; and the steps leave no descriptor open.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-class FdLimitTest {
+public class FdLimitTest {
 
     static final int LIMIT = 256;
     private static final String TOO_MANY = "Too many open files";
     private static final Pattern MANY = Pattern.compile("pipes (\\d+) keys (\\d+) writable (\\d+) true readable (\\d+) true");
 
     /** Runs the probe with a hard and soft limit of {@link #LIMIT} (the JVM raises only the soft one). */
-    static InstallChild.Result runProbe(List<String> jvmArgs, TestSelectors selectors) throws Exception {
+    public static InstallChild.Result runProbe(List<String> jvmArgs, TestSelectors selectors) throws Exception {
         List<String> launcher = List.of("bash", "-c", "ulimit -n " + LIMIT + " && exec \"$@\"", "bash");
         return InstallChild.runThrough(launcher, jvmArgs, FdLimitProbe.class, selectors.name());
     }
@@ -38,7 +41,7 @@ class FdLimitTest {
         assertProbeSucceeded(child, selectors);
     }
 
-    static void assertProbeSucceeded(InstallChild.Result child, TestSelectors selectors) {
+    public static void assertProbeSucceeded(InstallChild.Result child, TestSelectors selectors) {
         String name = selectors.name() + ".";
         assertEquals(0, child.exitCode(), child::toString);
         assertTrue(String.valueOf(child.value(name + "fillError")).endsWith(TOO_MANY), child::toString);

@@ -1,9 +1,11 @@
-package io.github.nativeselector;
+package io.github.nativeselector.closereuse;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.nativeselector.support.CloseReuseFds;
+import io.github.nativeselector.support.TestSelectors;
 import java.io.IOException;
 import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
@@ -32,7 +34,7 @@ class SelectorDescriptorsTest {
     private static final int O_CLOEXEC = 02000000;
 
     @ParameterizedTest
-    @MethodSource("io.github.nativeselector.TestSelectors#natives")
+    @MethodSource("io.github.nativeselector.support.TestSelectors#natives")
     void everyDescriptorIsCloseOnExec(TestSelectors kind) throws Exception {
         Map<Integer, String> before = snapshotAfterFirstUse(kind);
         try (Selector selector = kind.open()) {
@@ -54,7 +56,7 @@ class SelectorDescriptorsTest {
     }
 
     @ParameterizedTest
-    @MethodSource("io.github.nativeselector.TestSelectors#natives")
+    @MethodSource("io.github.nativeselector.support.TestSelectors#natives")
     void closingTwiceIsHarmlessAndReleasesEverything(TestSelectors kind) throws Exception {
         Map<Integer, String> before = snapshotAfterFirstUse(kind);
         Selector selector = kind.open();
@@ -65,7 +67,7 @@ class SelectorDescriptorsTest {
     }
 
     @ParameterizedTest
-    @MethodSource("io.github.nativeselector.TestSelectors#natives")
+    @MethodSource("io.github.nativeselector.support.TestSelectors#natives")
     void anUnreachableSelectorReleasesItsDescriptors(TestSelectors kind) throws Exception {
         Map<Integer, String> before = snapshotAfterFirstUse(kind);
         List<Selector> selectors = new ArrayList<>();
@@ -83,7 +85,7 @@ class SelectorDescriptorsTest {
     }
 
     @ParameterizedTest
-    @MethodSource("io.github.nativeselector.TestSelectors#natives")
+    @MethodSource("io.github.nativeselector.support.TestSelectors#natives")
     void aClosedSelectorIsNotReleasedAgainWhenCollected(TestSelectors kind) throws Exception {
         Map<Integer, String> before = snapshotAfterFirstUse(kind);
         List<Pipe> pipes = new ArrayList<>();

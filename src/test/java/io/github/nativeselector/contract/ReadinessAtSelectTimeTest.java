@@ -1,17 +1,19 @@
-package io.github.nativeselector;
+package io.github.nativeselector.contract;
 
-import static io.github.nativeselector.ContractChannels.readExactly;
-import static io.github.nativeselector.ContractChannels.writeFully;
-import static io.github.nativeselector.ContractSupport.witnessReady;
+import static io.github.nativeselector.support.ContractChannels.readExactly;
+import static io.github.nativeselector.support.ContractChannels.writeFully;
+import static io.github.nativeselector.support.ContractSupport.witnessReady;
 import static java.nio.channels.SelectionKey.OP_CONNECT;
 import static java.nio.channels.SelectionKey.OP_READ;
 import static java.nio.channels.SelectionKey.OP_WRITE;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.github.nativeselector.ContractChannels.PipePair;
-import io.github.nativeselector.ContractChannels.SocketKind;
-import io.github.nativeselector.ContractChannels.SocketPair;
+import io.github.nativeselector.support.ContractChannels.PipePair;
+import io.github.nativeselector.support.ContractChannels.SocketKind;
+import io.github.nativeselector.support.ContractChannels.SocketPair;
+import io.github.nativeselector.support.ContractSupport;
+import io.github.nativeselector.support.TestSelectors;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.util.Set;

@@ -1,14 +1,16 @@
-package io.github.nativeselector;
+package io.github.nativeselector.contract;
 
-import static io.github.nativeselector.ContractSupport.AWAIT_MS;
+import static io.github.nativeselector.support.ContractSupport.AWAIT_MS;
 import static java.nio.channels.SelectionKey.OP_READ;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.github.nativeselector.ContractChannels.PipePair;
-import io.github.nativeselector.ContractSupport.Background;
+import io.github.nativeselector.support.ContractChannels.PipePair;
+import io.github.nativeselector.support.ContractSupport;
+import io.github.nativeselector.support.ContractSupport.Background;
+import io.github.nativeselector.support.TestSelectors;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedSelectorException;
 import java.nio.channels.Selector;

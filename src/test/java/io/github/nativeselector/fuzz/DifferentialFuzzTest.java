@@ -1,11 +1,12 @@
-package io.github.nativeselector;
+package io.github.nativeselector.fuzz;
 
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.github.nativeselector.FuzzLockstep.Divergence;
-import io.github.nativeselector.FuzzLockstep.Tally;
-import io.github.nativeselector.FuzzShrinker.Shrunk;
+import io.github.nativeselector.fuzz.FuzzLockstep.Divergence;
+import io.github.nativeselector.fuzz.FuzzLockstep.Tally;
+import io.github.nativeselector.fuzz.FuzzShrinker.Shrunk;
+import io.github.nativeselector.support.TestSelectors;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -28,17 +29,17 @@ import org.junit.jupiter.params.provider.MethodSource;
  * {@value #DEFAULT_SEED}) and {@code -Dnativeselector.fuzz.steps=M} (at most M steps a program,
  * default {@value #DEFAULT_STEPS}) make a longer or a different run.
  */
-class DifferentialFuzzTest {
+public class DifferentialFuzzTest {
 
     static final String PROGRAMS_PROPERTY = "nativeselector.fuzz.programs";
     static final String SEED_PROPERTY = "nativeselector.fuzz.seed";
     static final String STEPS_PROPERTY = "nativeselector.fuzz.steps";
     static final int DEFAULT_PROGRAMS = 300;
     static final long DEFAULT_SEED = 1;
-    static final int DEFAULT_STEPS = 60;
+    public static final int DEFAULT_STEPS = 60;
 
     @ParameterizedTest
-    @MethodSource("io.github.nativeselector.TestSelectors#natives")
+    @MethodSource("io.github.nativeselector.support.TestSelectors#natives")
     void behavesAsTheJdkSelectorDoes(TestSelectors tested) {
         int programs = Integer.getInteger(PROGRAMS_PROPERTY, DEFAULT_PROGRAMS);
         long firstSeed = Long.getLong(SEED_PROPERTY, DEFAULT_SEED);

@@ -1,14 +1,16 @@
-package io.github.nativeselector;
+package io.github.nativeselector.fuzz;
 
-import static io.github.nativeselector.ContractChannels.closeQuietly;
-import static io.github.nativeselector.ContractChannels.readExactly;
-import static io.github.nativeselector.ContractChannels.writeFully;
+import static io.github.nativeselector.support.ContractChannels.closeQuietly;
+import static io.github.nativeselector.support.ContractChannels.readExactly;
+import static io.github.nativeselector.support.ContractChannels.writeFully;
 
-import io.github.nativeselector.ContractChannels.DatagramPair;
-import io.github.nativeselector.ContractChannels.Listener;
-import io.github.nativeselector.ContractChannels.PipePair;
-import io.github.nativeselector.ContractChannels.SocketKind;
-import io.github.nativeselector.ContractChannels.SocketPair;
+import io.github.nativeselector.support.ContractChannels;
+import io.github.nativeselector.support.ContractChannels.DatagramPair;
+import io.github.nativeselector.support.ContractChannels.Listener;
+import io.github.nativeselector.support.ContractChannels.PipePair;
+import io.github.nativeselector.support.ContractChannels.SocketKind;
+import io.github.nativeselector.support.ContractChannels.SocketPair;
+import io.github.nativeselector.support.ContractSupport;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;

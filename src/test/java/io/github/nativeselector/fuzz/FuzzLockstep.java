@@ -1,6 +1,7 @@
-package io.github.nativeselector;
+package io.github.nativeselector.fuzz;
 
-import io.github.nativeselector.FuzzWorld.Observation;
+import io.github.nativeselector.fuzz.FuzzWorld.Observation;
+import io.github.nativeselector.support.TestSelectors;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -8,16 +9,16 @@ import java.util.List;
  * Runs a fuzz program against the JDK's selector and a selector under test, step by step, each
  * on its own channels, and stops at the first step whose outcome or resulting state differs.
  */
-final class FuzzLockstep {
+public final class FuzzLockstep {
 
     /** Where two runs of a program parted: the step, both observations, and the program up to it as Java. */
     record Divergence(int step, Observation expected, Observation actual, List<String> transcript) {
     }
 
     /** What a run did, for the summary. */
-    static final class Tally {
-        long programs;
-        long steps;
+    public static final class Tally {
+        public long programs;
+        public long steps;
         long selects;
         /** Selects whose result (in the JDK's selector) counted at least one key. */
         long selectsWithKeys;
@@ -28,7 +29,7 @@ final class FuzzLockstep {
     }
 
     /** The first divergence, or null when the two selectors agree on every step. */
-    static Divergence run(FuzzProgram program, TestSelectors tested, Tally tally) throws Exception {
+    public static Divergence run(FuzzProgram program, TestSelectors tested, Tally tally) throws Exception {
         try (FuzzWorld reference = new FuzzWorld(TestSelectors.JDK); FuzzWorld candidate = new FuzzWorld(tested)) {
             List<String> transcript = new ArrayList<>();
             tally.programs++;

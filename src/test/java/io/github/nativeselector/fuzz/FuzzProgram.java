@@ -1,7 +1,7 @@
-package io.github.nativeselector;
+package io.github.nativeselector.fuzz;
 
-import io.github.nativeselector.FuzzStep.Action;
-import io.github.nativeselector.FuzzStep.Op;
+import io.github.nativeselector.fuzz.FuzzStep.Action;
+import io.github.nativeselector.fuzz.FuzzStep.Op;
 import java.nio.channels.SelectionKey;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -10,7 +10,7 @@ import java.util.Map;
 import java.util.SplittableRandom;
 
 /** A random program of selector operations, the same for every seed. */
-record FuzzProgram(long seed, List<FuzzStep> steps) {
+public record FuzzProgram(long seed, List<FuzzStep> steps) {
 
     /** Relative frequencies: selects and the changes between them dominate; closing the selector is placed apart. */
     private static final EnumMap<Op, Integer> WEIGHTS = weights();
@@ -24,7 +24,7 @@ record FuzzProgram(long seed, List<FuzzStep> steps) {
      * A program of up to {@code maxSteps} steps: a few endpoints opened and registered, then
      * random operations.
      */
-    static FuzzProgram generate(long seed, int maxSteps) {
+    public static FuzzProgram generate(long seed, int maxSteps) {
         SplittableRandom random = new SplittableRandom(seed);
         List<FuzzStep> steps = new ArrayList<>();
         int opened = 1 + random.nextInt(4);

@@ -1,6 +1,7 @@
-package io.github.nativeselector;
+package io.github.nativeselector.fuzz;
 
-import io.github.nativeselector.FuzzLockstep.Divergence;
+import io.github.nativeselector.fuzz.FuzzLockstep.Divergence;
+import io.github.nativeselector.support.TestSelectors;
 import java.util.ArrayList;
 import java.util.List;
 

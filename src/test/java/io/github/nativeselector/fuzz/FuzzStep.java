@@ -1,4 +1,4 @@
-package io.github.nativeselector;
+package io.github.nativeselector.fuzz;
 
 /**
  * One operation of a fuzz program. {@code target} picks an endpoint (modulo the endpoints open

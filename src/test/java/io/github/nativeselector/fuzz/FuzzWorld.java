@@ -1,9 +1,12 @@
-package io.github.nativeselector;
+package io.github.nativeselector.fuzz;
 
-import static io.github.nativeselector.ContractSupport.AWAIT_MS;
+import static io.github.nativeselector.support.ContractSupport.AWAIT_MS;
 
-import io.github.nativeselector.FuzzStep.Action;
-import io.github.nativeselector.FuzzStep.Op;
+import io.github.nativeselector.fuzz.FuzzStep.Action;
+import io.github.nativeselector.fuzz.FuzzStep.Op;
+import io.github.nativeselector.support.ContractChannels;
+import io.github.nativeselector.support.ContractSupport;
+import io.github.nativeselector.support.TestSelectors;
 import java.io.IOException;
 import java.nio.channels.CancelledKeyException;
 import java.nio.channels.SelectionKey;

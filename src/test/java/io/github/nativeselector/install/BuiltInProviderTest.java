@@ -1,10 +1,11 @@
-package io.github.nativeselector;
+package io.github.nativeselector.install;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.nativeselector.internal.BuiltInProvider;
 import io.github.nativeselector.internal.NativeSelector;
+import io.github.nativeselector.support.InstallChild;
 import java.nio.channels.Selector;
 import java.nio.file.Path;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.github.nativeselector;
+package io.github.nativeselector.install;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -6,14 +6,16 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.github.nativeselector.ContractChannels.DatagramPair;
-import io.github.nativeselector.ContractChannels.Listener;
-import io.github.nativeselector.ContractChannels.PipePair;
-import io.github.nativeselector.ContractChannels.SocketKind;
-import io.github.nativeselector.ContractChannels.SocketPair;
-import io.github.nativeselector.internal.BackendChoice;
-import io.github.nativeselector.internal.Config;
+import io.github.nativeselector.NativeSelectorProvider;
 import io.github.nativeselector.internal.NativeSelector;
+import io.github.nativeselector.support.ContractChannels.DatagramPair;
+import io.github.nativeselector.support.ContractChannels.Listener;
+import io.github.nativeselector.support.ContractChannels.PipePair;
+import io.github.nativeselector.support.ContractChannels.SocketKind;
+import io.github.nativeselector.support.ContractChannels.SocketPair;
+import io.github.nativeselector.support.ContractSupport;
+import io.github.nativeselector.support.InstallChild;
+import io.github.nativeselector.support.TestSelectors;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -103,8 +105,7 @@ class ChannelProviderTest {
     void theJdksSelectorTakesTheseChannels() throws Exception {
         try (SocketPair pair = SocketPair.open(SocketKind.UNIX);
                 PipePair pipe = PipePair.open();
-                Selector selector = NativeSelectorProvider.provider()
-                        .openSelector(new Config(BackendChoice.JDK, Config.DEFAULT_BATCH_THRESHOLD))) {
+                Selector selector = TestSelectors.JDK.open()) {
             assertTrue(selector.getClass().getName().startsWith("sun.nio.ch."), selector.getClass().getName());
             assertReport(SelectorProvider.provider(), pair.local, pipe.source);
             assertReadableOnceWritten(selector, pair.local, pair.peer);

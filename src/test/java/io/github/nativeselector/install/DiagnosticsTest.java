@@ -1,10 +1,12 @@
-package io.github.nativeselector;
+package io.github.nativeselector.install;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.github.nativeselector.Diagnostics;
 import io.github.nativeselector.internal.NativeLibrary;
+import io.github.nativeselector.support.InstallChild;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;

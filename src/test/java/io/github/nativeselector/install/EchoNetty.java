@@ -1,5 +1,6 @@
-package io.github.nativeselector;
+package io.github.nativeselector.install;
 
+import io.github.nativeselector.SelectorStats;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;

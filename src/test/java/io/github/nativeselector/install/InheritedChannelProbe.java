@@ -1,5 +1,6 @@
-package io.github.nativeselector;
+package io.github.nativeselector.install;
 
+import io.github.nativeselector.NativeSelectorProvider;
 import java.nio.ByteBuffer;
 import java.nio.channels.Channel;
 import java.nio.channels.Selector;

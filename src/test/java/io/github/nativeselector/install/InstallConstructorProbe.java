@@ -1,5 +1,7 @@
-package io.github.nativeselector;
+package io.github.nativeselector.install;
 
+import io.github.nativeselector.NativeSelectorProvider;
+import io.github.nativeselector.support.CloseReuseFds;
 import java.io.IOException;
 import java.nio.channels.Selector;
 import java.nio.file.Files;

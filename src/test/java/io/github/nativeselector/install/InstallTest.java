@@ -1,11 +1,13 @@
-package io.github.nativeselector;
+package io.github.nativeselector.install;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.nativeselector.NativeSelectorProvider;
 import io.github.nativeselector.internal.NativeSelector;
+import io.github.nativeselector.support.InstallChild;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,4 +1,4 @@
-package io.github.nativeselector;
+package io.github.nativeselector.install;
 
 import java.io.InputStream;
 import java.net.HttpURLConnection;

@@ -1,8 +1,10 @@
-package io.github.nativeselector;
+package io.github.nativeselector.install;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.nativeselector.NativeSelectorProvider;
+import io.github.nativeselector.support.InstallChild;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;

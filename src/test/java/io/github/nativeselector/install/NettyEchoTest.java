@@ -1,4 +1,4 @@
-package io.github.nativeselector;
+package io.github.nativeselector.install;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -6,7 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.nativeselector.NativeSelectorProvider;
+import io.github.nativeselector.SelectorStats;
 import io.github.nativeselector.internal.NativeSelector;
+import io.github.nativeselector.support.InstallChild;
 import java.io.IOException;
 import java.net.ProtocolFamily;
 import java.nio.channels.Selector;

@@ -1,9 +1,11 @@
-package io.github.nativeselector;
+package io.github.nativeselector.install;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.nativeselector.NativeSelectorProvider;
+import io.github.nativeselector.SelectorStats;
 import io.github.nativeselector.internal.NativeSelector;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.Unpooled;

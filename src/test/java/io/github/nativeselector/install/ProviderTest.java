@@ -1,4 +1,4 @@
-package io.github.nativeselector;
+package io.github.nativeselector.install;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -10,7 +10,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.github.nativeselector.NativeSelectorProvider;
+import io.github.nativeselector.SelectorStats;
 import io.github.nativeselector.internal.NativeSelector;
+import io.github.nativeselector.support.CloseReuseFds;
+import io.github.nativeselector.support.InstallChild;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

@@ -1,5 +1,6 @@
-package io.github.nativeselector;
+package io.github.nativeselector.install;
 
+import io.github.nativeselector.SelectorsMXBean;
 import java.lang.management.ManagementFactory;
 import java.util.LinkedHashMap;
 import java.util.Map;

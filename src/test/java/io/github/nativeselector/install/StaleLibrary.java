@@ -1,4 +1,4 @@
-package io.github.nativeselector;
+package io.github.nativeselector.install;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assumptions.abort;

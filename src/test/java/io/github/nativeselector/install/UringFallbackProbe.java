@@ -1,5 +1,6 @@
-package io.github.nativeselector;
+package io.github.nativeselector.install;
 
+import io.github.nativeselector.SelectorStats;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.Pipe;

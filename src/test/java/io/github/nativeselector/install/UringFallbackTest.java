@@ -1,13 +1,14 @@
-package io.github.nativeselector;
+package io.github.nativeselector.install;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.nativeselector.NativeSelectorProvider;
 import io.github.nativeselector.internal.Config;
 import io.github.nativeselector.internal.NativeSelector;
-import java.io.IOException;
+import io.github.nativeselector.support.InstallChild;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;

@@ -1,4 +1,4 @@
-package io.github.nativeselector;
+package io.github.nativeselector.install;
 
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;

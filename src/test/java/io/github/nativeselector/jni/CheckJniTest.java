@@ -1,8 +1,11 @@
-package io.github.nativeselector;
+package io.github.nativeselector.jni;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.github.nativeselector.closereuse.FdLimitTest;
+import io.github.nativeselector.support.InstallChild;
+import io.github.nativeselector.support.TestSelectors;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -13,7 +16,7 @@ import org.junit.jupiter.api.Timeout;
  * the JVM's checks print a warning (or stop the JVM) for a JNI call made with an exception
  * pending, a leaked or misused reference, a wrong type; any warning fails the test. The
  * normal paths run through {@link JniWorkoutProbe}, the error paths (every descriptor in use)
- * through {@link FdLimitProbe}.
+ * through {@link io.github.nativeselector.closereuse.FdLimitProbe}.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class CheckJniTest {

@@ -1,5 +1,11 @@
-package io.github.nativeselector;
+package io.github.nativeselector.jni;
 
+import io.github.nativeselector.fuzz.DifferentialFuzzTest;
+import io.github.nativeselector.fuzz.FuzzLockstep;
+import io.github.nativeselector.fuzz.FuzzProgram;
+import io.github.nativeselector.races.SelectorStress;
+import io.github.nativeselector.races.StressChannel;
+import io.github.nativeselector.support.TestSelectors;
 import java.nio.channels.Selector;
 import java.util.List;
 

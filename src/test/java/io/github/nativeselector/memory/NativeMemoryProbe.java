@@ -1,5 +1,6 @@
-package io.github.nativeselector;
+package io.github.nativeselector.memory;
 
+import io.github.nativeselector.support.TestSelectors;
 import java.io.IOException;
 import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;

@@ -1,8 +1,10 @@
-package io.github.nativeselector;
+package io.github.nativeselector.memory;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.nativeselector.support.InstallChild;
+import io.github.nativeselector.support.TestSelectors;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -30,7 +32,7 @@ class NativeMemoryTest {
     static final long BOUND_KB = 4 * 1024;
 
     @ParameterizedTest
-    @MethodSource("io.github.nativeselector.TestSelectors#natives")
+    @MethodSource("io.github.nativeselector.support.TestSelectors#natives")
     void residentMemoryStaysFlatUnderChurn(TestSelectors selectors) throws Exception {
         InstallChild.Result child = InstallChild.run(
                 List.of("-Xms48m", "-Xmx48m", "-XX:+AlwaysPreTouch", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"),

@@ -1,8 +1,9 @@
-package io.github.nativeselector;
+package io.github.nativeselector.memory;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.nativeselector.support.TestSelectors;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
@@ -25,13 +26,13 @@ class SteadyStateAllocationTest {
     }
 
     @ParameterizedTest
-    @MethodSource("io.github.nativeselector.TestSelectors#natives")
+    @MethodSource("io.github.nativeselector.support.TestSelectors#natives")
     void selectWithActionAllocatesNothing(TestSelectors kind) throws IOException {
         assertNoAllocation(kind, selector -> selector.selectNow(key -> { }));
     }
 
     @ParameterizedTest
-    @MethodSource("io.github.nativeselector.TestSelectors#natives")
+    @MethodSource("io.github.nativeselector.support.TestSelectors#natives")
     void selectIntoSelectedKeysAllocatesNothing(TestSelectors kind) throws IOException {
         assertNoAllocation(kind, selector -> {
             int n = selector.selectNow();

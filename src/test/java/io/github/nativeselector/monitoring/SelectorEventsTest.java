@@ -1,9 +1,11 @@
-package io.github.nativeselector;
+package io.github.nativeselector.monitoring;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.nativeselector.SelectorStats;
+import io.github.nativeselector.support.TestSelectors;
 import java.io.IOException;
 import java.nio.channels.Pipe;
 import java.nio.channels.SelectionKey;

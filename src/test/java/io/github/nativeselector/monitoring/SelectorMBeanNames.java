@@ -1,7 +1,9 @@
-package io.github.nativeselector;
+package io.github.nativeselector.monitoring;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.github.nativeselector.SelectorMXBean;
+import io.github.nativeselector.SelectorsMXBean;
 import java.lang.management.ManagementFactory;
 import java.util.HashSet;
 import java.util.Set;

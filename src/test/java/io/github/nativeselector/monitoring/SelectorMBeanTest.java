@@ -1,12 +1,16 @@
-package io.github.nativeselector;
+package io.github.nativeselector.monitoring;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.nativeselector.SelectorMXBean;
+import io.github.nativeselector.SelectorStats;
+import io.github.nativeselector.SelectorsMXBean;
 import io.github.nativeselector.internal.BackendChoice;
 import io.github.nativeselector.internal.Config;
+import io.github.nativeselector.support.TestSelectors;
 import java.lang.ref.WeakReference;
 import java.nio.ByteBuffer;
 import java.nio.channels.Pipe;
@@ -33,7 +37,7 @@ class SelectorMBeanTest {
     private static final int ROUNDS = 10;
 
     @ParameterizedTest
-    @MethodSource("io.github.nativeselector.TestSelectors#natives")
+    @MethodSource("io.github.nativeselector.support.TestSelectors#natives")
     void attributesFollowTheSelectorsWorkAndTheMBeanGoesWithClose(TestSelectors kind) throws Exception {
         Set<ObjectName> before = SelectorMBeanNames.selectors();
         Selector selector = kind.open();
@@ -99,7 +103,7 @@ class SelectorMBeanTest {
     @Test
     void jmxFalseRegistersNoMBean() throws Exception {
         Set<ObjectName> before = SelectorMBeanNames.selectors();
-        try (Selector selector = new NativeSelectorProvider().openSelector(
+        try (Selector selector = TestSelectors.open(
                 new Config(BackendChoice.EPOLL, Config.DEFAULT_BATCH_THRESHOLD, false))) {
             selector.selectNow();
             Set<ObjectName> after = SelectorMBeanNames.selectors();
@@ -109,7 +113,7 @@ class SelectorMBeanTest {
 
     /** A registered MBean keeps nothing of its selector: the selector is collected, then its MBean goes. */
     @ParameterizedTest
-    @MethodSource("io.github.nativeselector.TestSelectors#natives")
+    @MethodSource("io.github.nativeselector.support.TestSelectors#natives")
     void unreachableSelectorsAreCollectedAndTheirMBeansUnregistered(TestSelectors kind) throws Exception {
         List<ObjectName> names = new ArrayList<>();
         List<WeakReference<Selector>> dropped = openAndDrop(kind, 20, names);

@@ -1,13 +1,17 @@
-package io.github.nativeselector;
+package io.github.nativeselector.races;
 
-import static io.github.nativeselector.ContractChannels.readExactly;
-import static io.github.nativeselector.ContractChannels.writeFully;
+import static io.github.nativeselector.support.ContractChannels.readExactly;
+import static io.github.nativeselector.support.ContractChannels.writeFully;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.github.nativeselector.ContractChannels.PipePair;
-import io.github.nativeselector.ContractChannels.SocketKind;
-import io.github.nativeselector.ContractChannels.SocketPair;
+import io.github.nativeselector.support.CloseReuseFds;
+import io.github.nativeselector.support.ContractChannels.PipePair;
+import io.github.nativeselector.support.ContractChannels.SocketKind;
+import io.github.nativeselector.support.ContractChannels.SocketPair;
+import io.github.nativeselector.support.ContractSupport;
+import io.github.nativeselector.support.RaceSupport;
+import io.github.nativeselector.support.TestSelectors;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.util.concurrent.CountDownLatch;

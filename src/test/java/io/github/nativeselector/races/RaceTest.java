@@ -1,21 +1,25 @@
-package io.github.nativeselector;
+package io.github.nativeselector.races;
 
-import static io.github.nativeselector.CloseReuseFds.assertBackToBaseline;
-import static io.github.nativeselector.CloseReuseFds.snapshot;
-import static io.github.nativeselector.RaceSupport.BOUND_SECONDS;
-import static io.github.nativeselector.RaceSupport.acquire;
-import static io.github.nativeselector.RaceSupport.awaitBlockedInSelect;
-import static io.github.nativeselector.RaceSupport.callWithin;
-import static io.github.nativeselector.RaceSupport.joinWithin;
-import static io.github.nativeselector.RaceSupport.runWithin;
-import static io.github.nativeselector.RaceSupport.stackOf;
-import static io.github.nativeselector.RaceSupport.start;
+import static io.github.nativeselector.support.CloseReuseFds.assertBackToBaseline;
+import static io.github.nativeselector.support.CloseReuseFds.snapshot;
+import static io.github.nativeselector.support.RaceSupport.BOUND_SECONDS;
+import static io.github.nativeselector.support.RaceSupport.acquire;
+import static io.github.nativeselector.support.RaceSupport.awaitBlockedInSelect;
+import static io.github.nativeselector.support.RaceSupport.callWithin;
+import static io.github.nativeselector.support.RaceSupport.joinWithin;
+import static io.github.nativeselector.support.RaceSupport.runWithin;
+import static io.github.nativeselector.support.RaceSupport.stackOf;
+import static io.github.nativeselector.support.RaceSupport.start;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.github.nativeselector.support.CloseReuseFds;
+import io.github.nativeselector.support.ContractChannels;
+import io.github.nativeselector.support.ContractSupport;
+import io.github.nativeselector.support.TestSelectors;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.CancelledKeyException;
@@ -100,7 +104,7 @@ class RaceTest {
     }
 
     @ParameterizedTest
-    @MethodSource("io.github.nativeselector.TestSelectors#all")
+    @MethodSource("io.github.nativeselector.support.TestSelectors#all")
     @Timeout(value = 30, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void wakeupDuringSelectIsNeverLost(TestSelectors selectors) throws Exception {
         int rounds = 1000;
@@ -137,7 +141,7 @@ class RaceTest {
     }
 
     @ParameterizedTest
-    @MethodSource("io.github.nativeselector.TestSelectors#all")
+    @MethodSource("io.github.nativeselector.support.TestSelectors#all")
     @Timeout(value = 30, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void interruptDuringSelect(TestSelectors selectors) throws Exception {
         int rounds = 300;
@@ -177,7 +181,7 @@ class RaceTest {
     }
 
     @ParameterizedTest
-    @MethodSource("io.github.nativeselector.TestSelectors#all")
+    @MethodSource("io.github.nativeselector.support.TestSelectors#all")
     @Timeout(value = 40, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void closeDuringSelect(TestSelectors selectors) throws Exception {
         int rounds = 150;
@@ -235,10 +239,10 @@ class RaceTest {
      * both channels are deregistered, and the closed channel's fd is released.
      */
     @ParameterizedTest
-    @MethodSource("io.github.nativeselector.TestSelectors#all")
+    @MethodSource("io.github.nativeselector.support.TestSelectors#all")
     @Timeout(value = 30, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void cancelAndCloseDuringSelect(TestSelectors selectors) throws Exception {
-        try (Selector selector = selectors.open(); ServerSocketChannel server = CloseAndReuseTest.openServer()) {
+        try (Selector selector = selectors.open(); ServerSocketChannel server = ContractChannels.openServer()) {
             for (int round = 0; round < 10; round++) {
                 String name = "round " + round;
                 Pipe pipe = Pipe.open();
@@ -296,7 +300,7 @@ class RaceTest {
      * reports it with no wakeup at all.
      */
     @ParameterizedTest
-    @MethodSource("io.github.nativeselector.TestSelectors#all")
+    @MethodSource("io.github.nativeselector.support.TestSelectors#all")
     @Timeout(value = 40, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void registerDuringSelect(TestSelectors selectors) throws Exception {
         boolean appliedByRegisteringThread = selectors.isNative() && selectors.batchThreshold() == 1;
@@ -362,7 +366,7 @@ class RaceTest {
      * selector, and once every channel is closed the fds are back to what they were.
      */
     @ParameterizedTest
-    @MethodSource("io.github.nativeselector.TestSelectors#all")
+    @MethodSource("io.github.nativeselector.support.TestSelectors#all")
     @Timeout(value = 40, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void closeWhileRegistering(TestSelectors selectors) throws Exception {
         closeWhileRegisteringRound(selectors, 0); // warm-up, before the baseline
@@ -499,7 +503,7 @@ class RaceTest {
      * each readable channel with interest OP_READ is selected with readyOps OP_READ.
      */
     @ParameterizedTest
-    @MethodSource("io.github.nativeselector.TestSelectors#all")
+    @MethodSource("io.github.nativeselector.support.TestSelectors#all")
     @Timeout(value = 40, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void interestChangesAndCancelsDuringSelects(TestSelectors selectors) throws Exception {
         int channelCount = 8;
@@ -513,7 +517,7 @@ class RaceTest {
 
         List<SocketChannel> clients = new ArrayList<>();
         List<SocketChannel> peers = new ArrayList<>();
-        try (Selector selector = selectors.open(); ServerSocketChannel server = CloseAndReuseTest.openServer()) {
+        try (Selector selector = selectors.open(); ServerSocketChannel server = ContractChannels.openServer()) {
             AtomicReferenceArray<SelectionKey> keys = new AtomicReferenceArray<>(channelCount);
             for (int i = 0; i < channelCount; i++) {
                 SocketChannel client = SocketChannel.open(server.getLocalAddress());
@@ -623,7 +627,7 @@ class RaceTest {
             }
             assertEquals(new HashSet<>(finalKeys), selector.keys(), "one key per channel");
             selector.selectedKeys().clear();
-            CloseAndReuseTest.selectUntilSelected(selector, finalKeys.toArray(new SelectionKey[0]));
+            ContractSupport.selectUntilSelected(selector, finalKeys.toArray(new SelectionKey[0]));
             for (SelectionKey key : finalKeys) {
                 assertEquals(SelectionKey.OP_READ, key.readyOps(), () -> "channel " + key.attachment() + " readyOps");
             }

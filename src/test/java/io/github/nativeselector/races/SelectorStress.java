@@ -1,7 +1,8 @@
-package io.github.nativeselector;
+package io.github.nativeselector.races;
 
-import static io.github.nativeselector.RaceSupport.allThreads;
+import static io.github.nativeselector.support.RaceSupport.allThreads;
 
+import io.github.nativeselector.support.RaceSupport;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.channels.CancelledKeyException;
@@ -16,8 +17,8 @@ import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
  * One selector under load for a while: a thread selecting (all the select forms) and dropping
@@ -33,7 +34,7 @@ import java.util.concurrent.locks.LockSupport;
  * select (within {@value #WAKEUP_BOUND_SECONDS} s), a deadlock or a thread that does not stop
  * (with every thread's stack).
  */
-final class SelectorStress {
+public final class SelectorStress {
 
     static final int SLOTS = 24;
     private static final int MUTATORS = 2;
@@ -50,15 +51,15 @@ final class SelectorStress {
     /** Set by the selecting thread around its selects that only a wakeup, an interrupt or readiness ends. */
     private volatile boolean inUntimedSelect;
 
-    final AtomicLong selects = new AtomicLong();
+    public final AtomicLong selects = new AtomicLong();
     final AtomicLong keysHandled = new AtomicLong();
     final AtomicLong interruptsSeen = new AtomicLong();
     final AtomicLong wakeupsChecked = new AtomicLong();
     final AtomicLong channelsOpened = new AtomicLong();
-    final AtomicLong mutations = new AtomicLong();
+    public final AtomicLong mutations = new AtomicLong();
     final AtomicLong refusals = new AtomicLong();
 
-    SelectorStress(Selector selector) {
+    public SelectorStress(Selector selector) {
         this.selector = selector;
     }
 
@@ -66,7 +67,7 @@ final class SelectorStress {
      * Runs the load for {@code millis}, stops it, and returns what went wrong (empty when
      * nothing did). The channels stay open and registered for the caller's last checks.
      */
-    List<String> run(long millis, long seed) throws InterruptedException {
+    public List<String> run(long millis, long seed) throws InterruptedException {
         SplittableRandom seeds = new SplittableRandom(seed);
         Thread selecting = start("stress selecting", new SplittableRandom(seeds.nextLong()), this::select);
         start("stress channels", new SplittableRandom(seeds.nextLong()), this::replaceChannels);
@@ -100,7 +101,7 @@ final class SelectorStress {
     }
 
     /** The channels in the slots now, for the caller to close. */
-    List<StressChannel> channels() {
+    public List<StressChannel> channels() {
         List<StressChannel> open = new ArrayList<>();
         for (int i = 0; i < SLOTS; i++) {
             if (slots.get(i) != null) {

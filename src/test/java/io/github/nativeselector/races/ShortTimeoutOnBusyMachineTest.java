@@ -1,11 +1,14 @@
-package io.github.nativeselector;
+package io.github.nativeselector.races;
 
 import static java.nio.channels.SelectionKey.OP_READ;
 import static java.nio.channels.SelectionKey.OP_WRITE;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.github.nativeselector.ContractChannels.SocketKind;
-import io.github.nativeselector.ContractChannels.SocketPair;
+import io.github.nativeselector.support.ContractChannels.SocketKind;
+import io.github.nativeselector.support.ContractChannels.SocketPair;
+import io.github.nativeselector.support.ContractSupport;
+import io.github.nativeselector.support.RaceSupport;
+import io.github.nativeselector.support.TestSelectors;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.util.ArrayList;

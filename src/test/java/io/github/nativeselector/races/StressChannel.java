@@ -1,12 +1,12 @@
-package io.github.nativeselector;
+package io.github.nativeselector.races;
 
-import static io.github.nativeselector.ContractChannels.closeQuietly;
+import static io.github.nativeselector.support.ContractChannels.closeQuietly;
 
-import io.github.nativeselector.ContractChannels.DatagramPair;
-import io.github.nativeselector.ContractChannels.Listener;
-import io.github.nativeselector.ContractChannels.PipePair;
-import io.github.nativeselector.ContractChannels.SocketKind;
-import io.github.nativeselector.ContractChannels.SocketPair;
+import io.github.nativeselector.support.ContractChannels.DatagramPair;
+import io.github.nativeselector.support.ContractChannels.Listener;
+import io.github.nativeselector.support.ContractChannels.PipePair;
+import io.github.nativeselector.support.ContractChannels.SocketKind;
+import io.github.nativeselector.support.ContractChannels.SocketPair;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
@@ -26,7 +26,7 @@ import java.util.SplittableRandom;
  * non-blocking, so that no thread ever waits for another to drain a buffer; the local end is
  * made blocking only for a moment, under this object's monitor, which reads also take.
  */
-final class StressChannel implements AutoCloseable {
+public final class StressChannel implements AutoCloseable {
 
     enum Kind {
         TCP, UNIX, UDP, PIPE_SOURCE, PIPE_SINK, LISTENER

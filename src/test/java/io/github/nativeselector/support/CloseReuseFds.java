@@ -1,4 +1,4 @@
-package io.github.nativeselector;
+package io.github.nativeselector.support;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -27,7 +27,7 @@ import java.util.concurrent.TimeUnit;
  * would blame them on the code under test. A descriptor is identified by its link target
  * ({@code socket:[inode]}, {@code pipe:[inode]}), which, unlike its number, is not reused.
  */
-final class CloseReuseFds {
+public final class CloseReuseFds {
 
     private static final Path FD_DIR = Path.of("/proc/self/fd");
 
@@ -38,7 +38,7 @@ final class CloseReuseFds {
     }
 
     /** fd number to link target, for the descriptors of the kinds selectors and channels open. */
-    static Map<Integer, String> snapshot() throws IOException {
+    public static Map<Integer, String> snapshot() throws IOException {
         Map<Integer, String> fds = new TreeMap<>();
         try (DirectoryStream<Path> dir = Files.newDirectoryStream(FD_DIR)) {
             for (Path entry : dir) {
@@ -61,7 +61,7 @@ final class CloseReuseFds {
     }
 
     /** The descriptors in {@code after} that are not in {@code before} (new numbers, or numbers now naming another file). */
-    static Map<Integer, String> opened(Map<Integer, String> before, Map<Integer, String> after) {
+    public static Map<Integer, String> opened(Map<Integer, String> before, Map<Integer, String> after) {
         Map<Integer, String> opened = new TreeMap<>();
         after.forEach((fd, target) -> {
             if (!target.equals(before.get(fd))) {
@@ -72,14 +72,14 @@ final class CloseReuseFds {
     }
 
     /** The one descriptor opened between the two snapshots: its number. */
-    static int singleOpened(Map<Integer, String> before, Map<Integer, String> after) {
+    public static int singleOpened(Map<Integer, String> before, Map<Integer, String> after) {
         Map<Integer, String> opened = opened(before, after);
         assertEquals(1, opened.size(), () -> "expected exactly one new fd, got " + opened);
         return opened.keySet().iterator().next();
     }
 
     /** How many descriptors refer to the file with this link target. */
-    static long count(String target) throws IOException {
+    public static long count(String target) throws IOException {
         return snapshot().values().stream().filter(target::equals).count();
     }
 
@@ -90,7 +90,7 @@ final class CloseReuseFds {
      * of the baseline that close meanwhile, such as those of an earlier test's unreachable
      * selectors, are no concern of this check.
      */
-    static void assertBackToBaseline(Map<Integer, String> baseline, String what) throws IOException {
+    public static void assertBackToBaseline(Map<Integer, String> baseline, String what) throws IOException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ContractSupport.AWAIT_MS);
         Map<Integer, String> left = opened(baseline, snapshot());
         while (!left.isEmpty() && System.nanoTime() < deadline) {
@@ -114,7 +114,7 @@ final class CloseReuseFds {
      * Fails unless the non-blocking channel reads end-of-stream within five seconds. Data that
      * arrives first is read and dropped.
      */
-    static void assertReadsEof(ReadableByteChannel channel, String what) throws IOException {
+    public static void assertReadsEof(ReadableByteChannel channel, String what) throws IOException {
         if (((SelectableChannel) channel).isBlocking()) {
             throw new IllegalArgumentException("needs a non-blocking channel");
         }
@@ -135,7 +135,7 @@ final class CloseReuseFds {
         }
     }
 
-    static void sleep(long millis) {
+    public static void sleep(long millis) {
         try {
             Thread.sleep(millis);
         } catch (InterruptedException e) {

@@ -1,8 +1,8 @@
-package io.github.nativeselector;
+package io.github.nativeselector.support;
 
-import static io.github.nativeselector.CloseReuseFds.assertBackToBaseline;
-import static io.github.nativeselector.CloseReuseFds.singleOpened;
-import static io.github.nativeselector.CloseReuseFds.snapshot;
+import static io.github.nativeselector.support.CloseReuseFds.assertBackToBaseline;
+import static io.github.nativeselector.support.CloseReuseFds.singleOpened;
+import static io.github.nativeselector.support.CloseReuseFds.snapshot;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

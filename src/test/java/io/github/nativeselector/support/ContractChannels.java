@@ -1,4 +1,4 @@
-package io.github.nativeselector;
+package io.github.nativeselector.support;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -24,21 +24,21 @@ import java.nio.file.Path;
  * opened with the normal static factories; network channels use loopback only, UNIX-domain
  * sockets live in a fresh temporary directory. Each fixture closes everything it opened.
  */
-final class ContractChannels {
+public final class ContractChannels {
 
     private ContractChannels() {
     }
 
     /** The two kinds of stream socket. */
-    enum SocketKind {
+    public enum SocketKind {
         INET, UNIX
     }
 
     /** A bound, listening server socket (blocking, so that {@code accept()} waits). */
-    static final class Listener implements AutoCloseable {
-        final SocketKind kind;
-        final ServerSocketChannel channel;
-        final SocketAddress address;
+    public static final class Listener implements AutoCloseable {
+        public final SocketKind kind;
+        public final ServerSocketChannel channel;
+        public final SocketAddress address;
         private final Path dir;
 
         private Listener(SocketKind kind, ServerSocketChannel channel, SocketAddress address, Path dir) {
@@ -48,7 +48,7 @@ final class ContractChannels {
             this.dir = dir;
         }
 
-        static Listener open(SocketKind kind) throws IOException {
+        public static Listener open(SocketKind kind) throws IOException {
             if (kind == SocketKind.INET) {
                 ServerSocketChannel ch = ServerSocketChannel.open();
                 try {
@@ -76,12 +76,12 @@ final class ContractChannels {
         }
 
         /** A new, unconnected socket of this listener's family (blocking). */
-        SocketChannel newSocket() throws IOException {
+        public SocketChannel newSocket() throws IOException {
             return kind == SocketKind.INET ? SocketChannel.open() : SocketChannel.open(StandardProtocolFamily.UNIX);
         }
 
         /** A socket connected to this listener in blocking mode (the connection stays in the backlog). */
-        SocketChannel connectBlocking() throws IOException {
+        public SocketChannel connectBlocking() throws IOException {
             SocketChannel ch = newSocket();
             try {
                 ch.connect(address);
@@ -106,10 +106,10 @@ final class ContractChannels {
      * A connected stream-socket pair: {@code local} is non-blocking (the end registered with the
      * selector under test), {@code peer} is blocking (the other end, driven by the test).
      */
-    static final class SocketPair implements AutoCloseable {
-        final Listener listener;
-        final SocketChannel local;
-        final SocketChannel peer;
+    public static final class SocketPair implements AutoCloseable {
+        public final Listener listener;
+        public final SocketChannel local;
+        public final SocketChannel peer;
 
         private SocketPair(Listener listener, SocketChannel local, SocketChannel peer) {
             this.listener = listener;
@@ -117,7 +117,7 @@ final class ContractChannels {
             this.peer = peer;
         }
 
-        static SocketPair open(SocketKind kind) throws IOException {
+        public static SocketPair open(SocketKind kind) throws IOException {
             Listener listener = Listener.open(kind);
             SocketChannel local = null;
             SocketChannel peer = null;
@@ -146,16 +146,16 @@ final class ContractChannels {
      * Two datagram channels bound to loopback and connected to each other: {@code local} is
      * non-blocking, {@code peer} is blocking.
      */
-    static final class DatagramPair implements AutoCloseable {
-        final DatagramChannel local;
-        final DatagramChannel peer;
+    public static final class DatagramPair implements AutoCloseable {
+        public final DatagramChannel local;
+        public final DatagramChannel peer;
 
         private DatagramPair(DatagramChannel local, DatagramChannel peer) {
             this.local = local;
             this.peer = peer;
         }
 
-        static DatagramPair open() throws IOException {
+        public static DatagramPair open() throws IOException {
             DatagramChannel local = null;
             DatagramChannel peer = null;
             try {
@@ -180,16 +180,16 @@ final class ContractChannels {
     }
 
     /** A pipe; both ends start blocking, the test makes the end it registers non-blocking. */
-    static final class PipePair implements AutoCloseable {
-        final Pipe.SourceChannel source;
-        final Pipe.SinkChannel sink;
+    public static final class PipePair implements AutoCloseable {
+        public final Pipe.SourceChannel source;
+        public final Pipe.SinkChannel sink;
 
         private PipePair(Pipe pipe) {
             this.source = pipe.source();
             this.sink = pipe.sink();
         }
 
-        static PipePair open() throws IOException {
+        public static PipePair open() throws IOException {
             return new PipePair(Pipe.open());
         }
 
@@ -200,12 +200,19 @@ final class ContractChannels {
         }
     }
 
-    static InetSocketAddress loopback(int port) {
+    public static InetSocketAddress loopback(int port) {
         return new InetSocketAddress(InetAddress.getLoopbackAddress(), port);
     }
 
+    /** A blocking server socket on loopback with room for 1,024 pending connections. */
+    public static ServerSocketChannel openServer() throws IOException {
+        ServerSocketChannel server = ServerSocketChannel.open();
+        server.bind(loopback(0), 1024);
+        return server;
+    }
+
     /** A loopback TCP address nobody listens on (a port just released). */
-    static InetSocketAddress deadTcpAddress() throws IOException {
+    public static InetSocketAddress deadTcpAddress() throws IOException {
         try (ServerSocketChannel ch = ServerSocketChannel.open()) {
             ch.bind(loopback(0));
             return (InetSocketAddress) ch.getLocalAddress();
@@ -213,14 +220,14 @@ final class ContractChannels {
     }
 
     /** A loopback UDP address nobody is bound to (a port just released). */
-    static InetSocketAddress deadUdpAddress() throws IOException {
+    public static InetSocketAddress deadUdpAddress() throws IOException {
         try (DatagramChannel ch = DatagramChannel.open()) {
             ch.bind(loopback(0));
             return (InetSocketAddress) ch.getLocalAddress();
         }
     }
 
-    static ByteBuffer bytes(int n) {
+    public static ByteBuffer bytes(int n) {
         ByteBuffer b = ByteBuffer.allocate(n);
         for (int i = 0; i < n; i++) {
             b.put((byte) i);
@@ -229,7 +236,7 @@ final class ContractChannels {
     }
 
     /** Writes {@code n} bytes to a blocking channel. */
-    static void writeFully(WritableByteChannel ch, int n) throws IOException {
+    public static void writeFully(WritableByteChannel ch, int n) throws IOException {
         ByteBuffer b = bytes(n);
         while (b.hasRemaining()) {
             ch.write(b);
@@ -239,7 +246,7 @@ final class ContractChannels {
     /**
      * Writes to a non-blocking channel until a write accepts nothing; returns the bytes written.
      */
-    static long fillUntilWriteReturnsZero(WritableByteChannel ch) throws IOException {
+    public static long fillUntilWriteReturnsZero(WritableByteChannel ch) throws IOException {
         ByteBuffer chunk = ByteBuffer.allocate(64 * 1024);
         long total = 0;
         while (true) {
@@ -259,7 +266,7 @@ final class ContractChannels {
      * Reads exactly {@code n} bytes (blocking or non-blocking channel); fails on end of stream or
      * when the bytes do not arrive within 10 s.
      */
-    static void readExactly(ReadableByteChannel ch, long n) throws IOException, InterruptedException {
+    public static void readExactly(ReadableByteChannel ch, long n) throws IOException, InterruptedException {
         ByteBuffer buf = ByteBuffer.allocate(64 * 1024);
         long remaining = n;
         long deadline = System.nanoTime() + 10_000_000_000L;
@@ -281,22 +288,22 @@ final class ContractChannels {
     }
 
     /** Receives one datagram on a connected channel and checks its size. */
-    static void readDatagram(DatagramChannel ch, int expectedSize) throws IOException {
+    public static void readDatagram(DatagramChannel ch, int expectedSize) throws IOException {
         ByteBuffer buf = ByteBuffer.allocate(expectedSize + 16);
         int n = ch.read(buf);
         assertEquals(expectedSize, n, "datagram size");
     }
 
     /** A non-blocking read that must return end of stream. */
-    static void assertEndOfStream(ReadableByteChannel ch) throws IOException {
+    public static void assertEndOfStream(ReadableByteChannel ch) throws IOException {
         assertEquals(-1, ch.read(ByteBuffer.allocate(16)), "read after the peer closed");
     }
 
-    static void assertNothingToRead(ReadableByteChannel ch) throws IOException {
+    public static void assertNothingToRead(ReadableByteChannel ch) throws IOException {
         assertEquals(0, ch.read(ByteBuffer.allocate(16)), "non-blocking read with nothing to read");
     }
 
-    static void closeQuietly(AutoCloseable c) {
+    public static void closeQuietly(AutoCloseable c) {
         if (c == null) {
             return;
         }

@@ -1,4 +1,4 @@
-package io.github.nativeselector;
+package io.github.nativeselector.support;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -8,6 +8,8 @@ import java.io.IOException;
 import java.nio.channels.SelectableChannel;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -16,26 +18,43 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
 
 /** Waiting, timing and threading helpers for the selector contract tests. */
-final class ContractSupport {
+public final class ContractSupport {
 
     /** How long an event that should happen is waited for before the test fails. */
-    static final long AWAIT_MS = 5_000;
+    public static final long AWAIT_MS = 5_000;
 
     /** The method source every contract test is parametrised with. */
-    static final String ALL = "io.github.nativeselector.TestSelectors#all";
+    public static final String ALL = "io.github.nativeselector.support.TestSelectors#all";
 
     private ContractSupport() {
     }
 
-    static long millisSince(long startNanos) {
+    public static long millisSince(long startNanos) {
         return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
+    }
+
+    /** Selects until every key is in the selected-key set; fails after five seconds. */
+    public static void selectUntilSelected(Selector selector, SelectionKey... keys) throws IOException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (!selector.selectedKeys().containsAll(List.of(keys))) {
+            if (System.nanoTime() > deadline) {
+                List<Object> missing = new ArrayList<>();
+                for (SelectionKey key : keys) {
+                    if (!selector.selectedKeys().contains(key)) {
+                        missing.add(key.attachment());
+                    }
+                }
+                fail("not selected within 5 s: " + missing);
+            }
+            selector.select(100);
+        }
     }
 
     /**
      * Selects (blocking, up to {@link #AWAIT_MS}) until {@code key} is in the selected-key set;
      * returns the value of the select that put it there.
      */
-    static int awaitSelected(Selector sel, SelectionKey key) throws IOException {
+    public static int awaitSelected(Selector sel, SelectionKey key) throws IOException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(AWAIT_MS);
         while (true) {
             long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
@@ -54,7 +73,7 @@ final class ContractSupport {
      * Clears the selected-key set and selects until {@code key} is selected with exactly
      * {@code expected} ready ops (for events that arrive in steps, such as FIN then HUP).
      */
-    static void awaitReadyOps(Selector sel, SelectionKey key, int expected) throws IOException {
+    public static void awaitReadyOps(Selector sel, SelectionKey key, int expected) throws IOException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(AWAIT_MS);
         int last = -1;
         while (true) {
@@ -79,7 +98,7 @@ final class ContractSupport {
      * Waits until the JDK's own selector reports {@code ch} ready for {@code ops}: proof that an
      * event has happened, independent of the selector under test.
      */
-    static void witnessReady(SelectableChannel ch, int ops) throws IOException {
+    public static void witnessReady(SelectableChannel ch, int ops) throws IOException {
         try (Selector witness = TestSelectors.JDK.open()) {
             SelectionKey key = ch.register(witness, ops);
             long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(AWAIT_MS);
@@ -98,7 +117,7 @@ final class ContractSupport {
     }
 
     /** Asserts a {@code select(ms)} with nothing to report returns 0 and blocks at least {@code minMs}. */
-    static void assertSelectBlocks(Selector sel, long timeoutMs, long minMs) throws IOException {
+    public static void assertSelectBlocks(Selector sel, long timeoutMs, long minMs) throws IOException {
         long t0 = System.nanoTime();
         int n = sel.select(timeoutMs);
         long took = millisSince(t0);
@@ -107,7 +126,7 @@ final class ContractSupport {
                 + " ms; expected it to block at least " + minMs + " ms");
     }
 
-    static String ops(int ops) {
+    public static String ops(int ops) {
         StringBuilder sb = new StringBuilder();
         if ((ops & SelectionKey.OP_READ) != 0) {
             sb.append("READ|");
@@ -124,7 +143,7 @@ final class ContractSupport {
         return sb.length() == 0 ? "0" : sb.substring(0, sb.length() - 1);
     }
 
-    static void sleepQuietly(long ms) {
+    public static void sleepQuietly(long ms) {
         try {
             Thread.sleep(ms);
         } catch (InterruptedException e) {
@@ -133,7 +152,7 @@ final class ContractSupport {
     }
 
     /** Polls {@code condition} every 20 ms for up to {@link #AWAIT_MS}; fails with {@code what}. */
-    static void awaitCondition(BooleanSupplier condition, String what) {
+    public static void awaitCondition(BooleanSupplier condition, String what) {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(AWAIT_MS);
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > deadline) {
@@ -147,14 +166,14 @@ final class ContractSupport {
      * A task on its own thread. {@link #awaitBlockedInSelect()} waits until the task has
      * signalled {@link #aboutToBlock()} and the thread sits in the kernel wait of a select. Closing interrupts and joins a thread still running.
      */
-    static final class Background<T> implements AutoCloseable {
-        final Thread thread;
+    public static final class Background<T> implements AutoCloseable {
+        public final Thread thread;
         private final CompletableFuture<T> result = new CompletableFuture<>();
         private final CountDownLatch about = new CountDownLatch(1);
 
         /** A task that is handed its own {@link Background} (to call {@link #aboutToBlock()}). */
         @FunctionalInterface
-        interface Task<T> {
+        public interface Task<T> {
             T run(Background<T> self) throws Exception;
         }
 
@@ -169,19 +188,19 @@ final class ContractSupport {
             thread.setDaemon(true);
         }
 
-        static <T> Background<T> start(String name, Task<T> task) {
+        public static <T> Background<T> start(String name, Task<T> task) {
             Background<T> b = new Background<>(name, task);
             b.thread.start();
             return b;
         }
 
         /** Called by the task just before it blocks. */
-        void aboutToBlock() {
+        public void aboutToBlock() {
             about.countDown();
         }
 
         /** Waits until the task has called {@link #aboutToBlock()}. */
-        void awaitStarted() throws InterruptedException {
+        public void awaitStarted() throws InterruptedException {
             assertTrue(about.await(AWAIT_MS, TimeUnit.MILLISECONDS), "background task did not start");
         }
 
@@ -189,17 +208,17 @@ final class ContractSupport {
          * Waits until the task has called {@link #aboutToBlock()} and its thread is inside the
          * kernel wait of a select.
          */
-        void awaitBlockedInSelect() throws InterruptedException {
+        public void awaitBlockedInSelect() throws InterruptedException {
             awaitStarted();
             RaceSupport.awaitBlockedInSelect(thread);
         }
 
-        boolean isDone() {
+        public boolean isDone() {
             return result.isDone();
         }
 
         /** The task's result; fails if it does not finish within {@code ms}. */
-        T get(long ms) throws Exception {
+        public T get(long ms) throws Exception {
             try {
                 return result.get(ms, TimeUnit.MILLISECONDS);
             } catch (TimeoutException e) {

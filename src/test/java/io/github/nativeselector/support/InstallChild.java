@@ -1,7 +1,8 @@
-package io.github.nativeselector;
+package io.github.nativeselector.support;
 
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.github.nativeselector.NativeSelectorProvider;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -12,19 +13,19 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /** Runs a main class in a child JVM, bounded in time, and collects what it printed. */
-final class InstallChild {
+public final class InstallChild {
 
     /** Where Maven's surefire configuration puts the deny_io_uring launcher's path. */
-    static final String DENY_IO_URING_PROPERTY = "nativeselector.test.denyIoUring";
+    public static final String DENY_IO_URING_PROPERTY = "nativeselector.test.denyIoUring";
 
-    static final String FLAG = "-Djava.nio.channels.spi.SelectorProvider="
+    public static final String FLAG = "-Djava.nio.channels.spi.SelectorProvider="
             + NativeSelectorProvider.class.getName();
 
     /** What a child printed, and how it ended. */
-    record Result(int exitCode, String stdout, String stderr) {
+    public record Result(int exitCode, String stdout, String stderr) {
 
         /** The value of the first {@code key=value} line, or null. */
-        String value(String key) {
+        public String value(String key) {
             for (String line : stdout.split("\\R")) {
                 if (line.startsWith(key + "=")) {
                     return line.substring(key.length() + 1);
@@ -42,33 +43,33 @@ final class InstallChild {
     private InstallChild() {
     }
 
-    static String javaBinary() {
+    public static String javaBinary() {
         return ProcessHandle.current().info().command()
                 .orElse(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
     }
 
-    static String testClassPath() {
+    public static String testClassPath() {
         return System.getProperty("java.class.path");
     }
 
     /** Runs {@code mainClass} with the test class path. */
-    static Result run(List<String> jvmArgs, Class<?> mainClass, String... args) throws Exception {
+    public static Result run(List<String> jvmArgs, Class<?> mainClass, String... args) throws Exception {
         return run(testClassPath(), jvmArgs, mainClass, args);
     }
 
-    static Result run(String classPath, List<String> jvmArgs, Class<?> mainClass, String... args)
+    public static Result run(String classPath, List<String> jvmArgs, Class<?> mainClass, String... args)
             throws Exception {
         return run(List.of(), classPath, jvmArgs, mainClass, args);
     }
 
     /** Runs {@code mainClass} with the test class path, the java command prefixed with {@code launcher}. */
-    static Result runThrough(List<String> launcher, List<String> jvmArgs, Class<?> mainClass, String... args)
+    public static Result runThrough(List<String> launcher, List<String> jvmArgs, Class<?> mainClass, String... args)
             throws Exception {
         return run(launcher, testClassPath(), jvmArgs, mainClass, args);
     }
 
     /** Runs {@code mainClass} through {@code launcher}, a program that runs the command after it. */
-    static Result run(List<String> launcher, String classPath, List<String> jvmArgs, Class<?> mainClass,
+    public static Result run(List<String> launcher, String classPath, List<String> jvmArgs, Class<?> mainClass,
             String... args) throws Exception {
         List<String> command = new ArrayList<>(launcher);
         command.add(javaBinary());
@@ -111,7 +112,7 @@ final class InstallChild {
      * The seccomp launcher that refuses io_uring's system calls (CMake target deny_io_uring), whose
      * path Maven's surefire configuration passes in.
      */
-    static String denyIoUringLauncher() {
+    public static String denyIoUringLauncher() {
         String path = System.getProperty(DENY_IO_URING_PROPERTY);
         if (path == null || path.isBlank()) {
             fail("system property " + DENY_IO_URING_PROPERTY + " is not set: it names the deny_io_uring "

@@ -1,4 +1,4 @@
-package io.github.nativeselector;
+package io.github.nativeselector.support;
 
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -21,20 +21,20 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
 /** Threads for race tests, and bounded waits that fail with the stuck thread's stack. */
-final class RaceSupport {
+public final class RaceSupport {
 
     /** The bound on every wait that should end at once. */
-    static final long BOUND_SECONDS = 5;
+    public static final long BOUND_SECONDS = 5;
 
     private RaceSupport() {
     }
 
     @FunctionalInterface
-    interface Body {
+    public interface Body {
         void run() throws Exception;
     }
 
-    static Thread start(String name, AtomicReference<Throwable> failure, Body body) {
+    public static Thread start(String name, AtomicReference<Throwable> failure, Body body) {
         Thread thread = new Thread(() -> {
             try {
                 body.run();
@@ -48,7 +48,7 @@ final class RaceSupport {
     }
 
     /** Waits until the thread is inside the kernel wait of a select (a native poll or wait frame on top). */
-    static void awaitBlockedInSelect(Thread thread) {
+    public static void awaitBlockedInSelect(Thread thread) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(BOUND_SECONDS);
         for (;;) {
             StackTraceElement[] stack = thread.getStackTrace();
@@ -64,7 +64,7 @@ final class RaceSupport {
     }
 
     /** Whether the thread is inside the kernel wait of a select now. */
-    static boolean isBlockedInSelect(Thread thread) {
+    public static boolean isBlockedInSelect(Thread thread) {
         return isKernelWaitOfASelect(thread.getStackTrace());
     }
 
@@ -75,7 +75,7 @@ final class RaceSupport {
                 && (stack[0].getMethodName().equals("wait") || stack[0].getMethodName().equals("poll"));
     }
 
-    static void acquire(Semaphore semaphore, Thread thread, AtomicReference<Throwable> failure, String what)
+    public static void acquire(Semaphore semaphore, Thread thread, AtomicReference<Throwable> failure, String what)
             throws InterruptedException {
         if (!semaphore.tryAcquire(BOUND_SECONDS, TimeUnit.SECONDS)) {
             fail(what + ": nothing after " + BOUND_SECONDS + " s; " + thread.getName()
@@ -83,7 +83,7 @@ final class RaceSupport {
         }
     }
 
-    static void joinWithin(Thread thread, String what) throws InterruptedException {
+    public static void joinWithin(Thread thread, String what) throws InterruptedException {
         thread.join(TimeUnit.SECONDS.toMillis(BOUND_SECONDS));
         if (thread.isAlive()) {
             fail(what + ": " + thread.getName() + " still running after " + BOUND_SECONDS + " s:\n" + stackOf(thread));
@@ -91,7 +91,7 @@ final class RaceSupport {
     }
 
     /** Runs the action on its own thread and fails if it takes longer than five seconds. */
-    static void runWithin(String what, Body action) throws Exception {
+    public static void runWithin(String what, Body action) throws Exception {
         callWithin(TimeUnit.SECONDS.toMillis(BOUND_SECONDS), what, () -> {
             action.run();
             return null;
@@ -99,7 +99,7 @@ final class RaceSupport {
     }
 
     /** Calls on its own thread and fails if the call takes longer than {@code millis}. */
-    static <T> T callWithin(long millis, String what, Callable<T> call) throws Exception {
+    public static <T> T callWithin(long millis, String what, Callable<T> call) throws Exception {
         FutureTask<T> task = new FutureTask<>(call);
         Thread thread = new Thread(task, "bounded call");
         thread.setDaemon(true);
@@ -118,11 +118,11 @@ final class RaceSupport {
         }
     }
 
-    static String stackOf(Thread thread) {
+    public static String stackOf(Thread thread) {
         return format(thread.getStackTrace());
     }
 
-    static String format(StackTraceElement[] stack) {
+    public static String format(StackTraceElement[] stack) {
         StringBuilder text = new StringBuilder();
         for (StackTraceElement element : stack) {
             text.append("\tat ").append(element).append('\n');
@@ -131,7 +131,7 @@ final class RaceSupport {
     }
 
     /** Every thread's full stack, with the locks each holds and waits for, and any deadlock the JVM finds. */
-    static String allThreads() {
+    public static String allThreads() {
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         StringBuilder text = new StringBuilder();
         long[] deadlocked = threads.findDeadlockedThreads();
@@ -158,7 +158,7 @@ final class RaceSupport {
         return text.toString();
     }
 
-    static String stackOf(Throwable e) {
+    public static String stackOf(Throwable e) {
         if (e == null) {
             return "null";
         }

@@ -1,7 +1,9 @@
-package io.github.nativeselector;
+package io.github.nativeselector.support;
 
+import io.github.nativeselector.NativeSelectorProvider;
 import io.github.nativeselector.internal.BackendChoice;
 import io.github.nativeselector.internal.Config;
+import io.github.nativeselector.internal.NativeSelectors;
 import java.io.IOException;
 import java.nio.channels.Selector;
 import java.util.stream.Stream;
@@ -26,7 +28,12 @@ public enum TestSelectors {
     }
 
     public Selector open() throws IOException {
-        return new NativeSelectorProvider().openSelector(config);
+        return open(config);
+    }
+
+    /** A selector as {@link NativeSelectorProvider} opens it for {@code config}. */
+    public static Selector open(Config config) throws IOException {
+        return NativeSelectors.open(new NativeSelectorProvider(), config);
     }
 
     public boolean isNative() {
