@@ -478,25 +478,25 @@ class WakeupInterruptCloseTest {
     @ParameterizedTest
     @MethodSource(ALL)
     void closeReleasesAClosedInetSocket(TestSelectors s) throws Exception {
-        SelectorContractTest.closedSocketIsReleased(s, SocketKind.INET, true);
+        ClosedChannelReleaseTest.closedSocketIsReleased(s, SocketKind.INET, true);
     }
 
     @ParameterizedTest
     @MethodSource(ALL)
     void closeReleasesAClosedUnixSocket(TestSelectors s) throws Exception {
-        SelectorContractTest.closedSocketIsReleased(s, SocketKind.UNIX, true);
+        ClosedChannelReleaseTest.closedSocketIsReleased(s, SocketKind.UNIX, true);
     }
 
     @ParameterizedTest
     @MethodSource(ALL)
     void closeReleasesAClosedServerSocket(TestSelectors s) throws Exception {
-        SelectorContractTest.closedServerSocketIsReleased(s, true);
+        ClosedChannelReleaseTest.closedServerSocketIsReleased(s, true);
     }
 
     @ParameterizedTest
     @MethodSource(ALL)
     void closeReleasesAClosedDatagramChannel(TestSelectors s) throws Exception {
-        SelectorContractTest.closedDatagramChannelIsReleased(s, true);
+        ClosedChannelReleaseTest.closedDatagramChannelIsReleased(s, true);
     }
 
     /**
