@@ -9,13 +9,13 @@ import java.util.Optional;
  * native-selector's counters ({@link SelectorStats}) summed over a server's selectors, written
  * as {@code key=value} fields under the names the harness reads ({@link #NAMES}).
  */
-public final class SelectorCounters {
+public final class SelectorStatsFields {
 
     /** The field names, in the order of {@link SelectorStats}'s counters. */
     public static final List<String> NAMES = List.of("batches", "changes", "kernel_calls_for_changes", "polls",
             "polls_without_syscall", "ready_events", "wakeups");
 
-    private SelectorCounters() {
+    private SelectorStatsFields() {
     }
 
     /** The sum of the counters of the native selectors among {@code selectors}; empty if there are none. */
