@@ -1,6 +1,6 @@
 package io.github.nativeselector;
 
-import io.github.nativeselector.internal.NativeSelector;
+import io.github.nativeselector.internal.CounterSnapshot;
 import java.nio.channels.Selector;
 import java.util.Optional;
 
@@ -33,7 +33,18 @@ public record SelectorStats(
      * the JDK's built-in selector, chosen by {@code -Dnativeselector.backend=jdk} or as a fallback).
      */
     public static Optional<SelectorStats> of(Selector selector) {
-        return selector instanceof NativeSelector ns ? Optional.of(ns.stats()) : Optional.empty();
+        return CounterSnapshot.of(selector).map(SelectorStats::from);
+    }
+
+    private static SelectorStats from(CounterSnapshot snapshot) {
+        return new SelectorStats(snapshot.backend(),
+                snapshot.batches(),
+                snapshot.changesApplied(),
+                snapshot.kernelCallsForChanges(),
+                snapshot.polls(),
+                snapshot.pollsWithoutSyscall(),
+                snapshot.readyEvents(),
+                snapshot.wakeups());
     }
 
     /** These counters plus {@code other}'s, under this snapshot's backend: totals over selectors. */

@@ -1,6 +1,5 @@
 package io.github.nativeselector.internal;
 
-import io.github.nativeselector.SelectorStats;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.AtomicLong;
@@ -79,8 +78,8 @@ final class Counters {
         WAKEUPS.setOpaque(this, wakeups + 1);
     }
 
-    SelectorStats snapshot(String backend) {
-        return new SelectorStats(backend,
+    CounterSnapshot snapshot(String backend) {
+        return new CounterSnapshot(backend,
                 (long) BATCHES.getOpaque(this),
                 (long) CHANGES.getOpaque(this),
                 (long) KERNEL_CALLS.getOpaque(this),

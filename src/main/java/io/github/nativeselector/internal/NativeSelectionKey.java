@@ -101,6 +101,16 @@ public final class NativeSelectionKey extends AbstractSelectionKey {
         return readyOps;
     }
 
+    /**
+     * As the JDK's keys print themselves: the channel, the selector, and the interest and ready
+     * sets, or {@code invalid}. Read from any thread, the sets may be a moment old, as the JDK's.
+     */
+    @Override
+    public String toString() {
+        String sets = isValid() ? "interestOps=" + interestOps + ", readyOps=" + readyOps : "invalid";
+        return "channel=" + channel + ", selector=" + selector + ", " + sets;
+    }
+
     long token() {
         return KeyTable.token(slot, generation);
     }

@@ -1,6 +1,5 @@
 package io.github.nativeselector.internal;
 
-import io.github.nativeselector.SelectorStats;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.ref.Cleaner;
@@ -88,7 +87,7 @@ public final class NativeSelector extends AbstractSelector {
     }
 
     /** A snapshot of this selector's counters. */
-    public SelectorStats stats() {
+    CounterSnapshot counterSnapshot() {
         return counters.snapshot(backend.name());
     }
 

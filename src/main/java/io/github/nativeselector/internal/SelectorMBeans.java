@@ -2,7 +2,6 @@ package io.github.nativeselector.internal;
 
 import io.github.nativeselector.SelectorCounters;
 import io.github.nativeselector.SelectorMXBean;
-import io.github.nativeselector.SelectorStats;
 import io.github.nativeselector.SelectorsMXBean;
 import java.lang.management.ManagementFactory;
 import javax.management.InstanceAlreadyExistsException;
@@ -52,7 +51,7 @@ final class SelectorMBeans {
     /** The counters as attributes, read from one snapshot source. */
     private abstract static class CountersBean implements SelectorCounters {
 
-        abstract SelectorStats stats();
+        abstract CounterSnapshot stats();
 
         @Override
         public long getBatches() {
@@ -99,7 +98,7 @@ final class SelectorMBeans {
         }
 
         @Override
-        SelectorStats stats() {
+        CounterSnapshot stats() {
             return entry.stats();
         }
 
@@ -118,7 +117,7 @@ final class SelectorMBeans {
     private static final class TotalsBean extends CountersBean implements SelectorsMXBean {
 
         @Override
-        SelectorStats stats() {
+        CounterSnapshot stats() {
             return SelectorRegistry.totals();
         }
 

@@ -1,6 +1,5 @@
 package io.github.nativeselector.internal;
 
-import io.github.nativeselector.SelectorStats;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -20,7 +19,7 @@ final class SelectorRegistry {
             return counters.id();
         }
 
-        SelectorStats stats() {
+        CounterSnapshot stats() {
             return counters.snapshot(backend);
         }
     }
@@ -28,7 +27,7 @@ final class SelectorRegistry {
     private static final String ALL_BACKENDS = "all";
 
     private static final Map<Long, Entry> OPEN = new LinkedHashMap<>();
-    private static SelectorStats closedTotals = new SelectorStats(ALL_BACKENDS, 0, 0, 0, 0, 0, 0, 0);
+    private static CounterSnapshot closedTotals = new CounterSnapshot(ALL_BACKENDS, 0, 0, 0, 0, 0, 0, 0);
     private static long opened;
 
     private SelectorRegistry() {
@@ -59,8 +58,8 @@ final class SelectorRegistry {
     }
 
     /** The counters of every selector ever opened, with backend {@code "all"}. */
-    static synchronized SelectorStats totals() {
-        SelectorStats totals = closedTotals;
+    static synchronized CounterSnapshot totals() {
+        CounterSnapshot totals = closedTotals;
         for (Entry entry : OPEN.values()) {
             totals = totals.plus(entry.stats());
         }

@@ -1,6 +1,5 @@
 package io.github.nativeselector.internal;
 
-import io.github.nativeselector.SelectorStats;
 import jdk.jfr.Category;
 import jdk.jfr.Description;
 import jdk.jfr.Event;
@@ -52,7 +51,7 @@ final class SelectorStatisticsEvent extends Event {
     /** The periodic hook: one event per open selector. */
     static void emitAll() {
         for (SelectorRegistry.Entry entry : SelectorRegistry.open()) {
-            SelectorStats stats = entry.stats();
+            CounterSnapshot stats = entry.stats();
             SelectorStatisticsEvent event = new SelectorStatisticsEvent();
             event.selectorId = entry.id();
             event.backend = entry.backend();

@@ -1,7 +1,7 @@
 package io.github.nativeselector.jmh;
 
-import io.github.nativeselector.bench.selectors.SelectorCounters;
 import io.github.nativeselector.bench.selectors.SelectorKind;
+import io.github.nativeselector.bench.selectors.SelectorStatsFields;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -47,7 +47,7 @@ final class Fixtures {
 
     /** One line for the fork's log: the selector's counters, or a note that it has none. */
     static String counters(Selector selector) {
-        return SelectorCounters.of(List.of(selector)).map(c -> "stats " + SelectorCounters.fields(c))
+        return SelectorStatsFields.of(List.of(selector)).map(c -> "stats " + SelectorStatsFields.fields(c))
                 .orElse("stats: none (" + selector.getClass().getName() + ")");
     }
 }

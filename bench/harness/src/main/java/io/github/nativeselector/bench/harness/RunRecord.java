@@ -1,6 +1,6 @@
 package io.github.nativeselector.bench.harness;
 
-import io.github.nativeselector.bench.selectors.SelectorCounters;
+import io.github.nativeselector.bench.selectors.SelectorStatsFields;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -24,7 +24,7 @@ record RunRecord(String experiment, int round, ServerSpec server, Workload workl
                 "workload", "mode", "connections", "idle", "size", "reply", "think_us", "status", "backend",
                 "requests", "seconds", "requests_per_s", "cpu_us_per_request", "server_cpu_percent", "p50_us",
                 "p99_us", "errors"));
-        h.addAll(SelectorCounters.NAMES);
+        h.addAll(SelectorStatsFields.NAMES);
         h.addAll(List.of("kernel_calls_per_ms", "changes_per_kernel_call"));
         return List.copyOf(h);
     }
@@ -55,7 +55,7 @@ record RunRecord(String experiment, int round, ServerSpec server, Workload workl
                 Long.parseLong(v.get("errors")), requests);
         double cpuSeconds = Double.parseDouble(v.get("cpu_us_per_request")) * load.requests() / 1e6;
         Map<String, Long> counters = new HashMap<>();
-        for (String name : SelectorCounters.NAMES) {
+        for (String name : SelectorStatsFields.NAMES) {
             if (!v.get(name).isEmpty()) {
                 counters.put(name, Long.parseLong(v.get(name)));
             }
@@ -109,7 +109,7 @@ record RunRecord(String experiment, int round, ServerSpec server, Workload workl
                 Csv.number(requestsPerSecond(), 0), Csv.number(cpuMicrosPerRequest(), 3),
                 Csv.number(serverCpuPercent(), 1), Csv.number(load.p50Micros(), 1), Csv.number(load.p99Micros(), 1),
                 Long.toString(load.errors())));
-        for (String name : SelectorCounters.NAMES) {
+        for (String name : SelectorStatsFields.NAMES) {
             Long value = counters.get(name);
             f.add(value == null ? "" : value.toString());
         }

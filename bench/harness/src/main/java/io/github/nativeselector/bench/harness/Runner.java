@@ -1,6 +1,6 @@
 package io.github.nativeselector.bench.harness;
 
-import io.github.nativeselector.bench.selectors.SelectorCounters;
+import io.github.nativeselector.bench.selectors.SelectorStatsFields;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -146,7 +146,7 @@ final class Runner {
 
     private static Map<String, Long> difference(Map<String, String> before, Map<String, String> after) {
         Map<String, Long> change = new HashMap<>();
-        for (String name : SelectorCounters.NAMES) {
+        for (String name : SelectorStatsFields.NAMES) {
             if (before.containsKey(name) && after.containsKey(name)) {
                 change.put(name, Long.parseLong(after.get(name)) - Long.parseLong(before.get(name)));
             }

@@ -1,6 +1,6 @@
 package io.github.nativeselector.bench.harness;
 
-import io.github.nativeselector.bench.selectors.SelectorCounters;
+import io.github.nativeselector.bench.selectors.SelectorStatsFields;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -97,7 +97,7 @@ final class Summary {
                     null, null, null, 0, Map.of(), null, null, null);
         }
         Map<String, Double> counters = new LinkedHashMap<>();
-        for (String name : SelectorCounters.NAMES) {
+        for (String name : SelectorStatsFields.NAMES) {
             if (ok.get(0).counters().containsKey(name)) {
                 counters.put(name, median(ok, r -> r.counters().get(name).doubleValue()));
             }
@@ -129,7 +129,7 @@ final class Summary {
                 "mode", "connections", "idle", "size", "reply", "think_us", "status", "rounds_ok", "rounds",
                 "requests_per_s", "requests_per_s_vs_jdk", "cpu_us_per_request", "cpu_per_request_vs_jdk",
                 "server_cpu_percent", "p50_us", "p99_us", "p99_vs_jdk", "errors"));
-        h.addAll(SelectorCounters.NAMES);
+        h.addAll(SelectorStatsFields.NAMES);
         h.addAll(List.of("kernel_calls_per_ms", "changes_per_kernel_call", "reference"));
         return List.copyOf(h);
     }
@@ -149,7 +149,7 @@ final class Summary {
                     Csv.number(r.cpuMicrosPerRequest(), 3), Csv.number(r.cpuVsJdk(), 4),
                     Csv.number(r.serverCpuPercent(), 1), Csv.number(r.p50Micros(), 1), Csv.number(r.p99Micros(), 1),
                     Csv.number(r.p99VsJdk(), 4), Long.toString(r.errors())));
-            for (String name : SelectorCounters.NAMES) {
+            for (String name : SelectorStatsFields.NAMES) {
                 f.add(Csv.number(r.counters().get(name), 0));
             }
             f.add(Csv.number(r.kernelCallsPerMs(), 3));

@@ -1,8 +1,8 @@
 package io.github.nativeselector.bench.server;
 
 import io.github.nativeselector.SelectorStats;
-import io.github.nativeselector.bench.selectors.SelectorCounters;
 import io.github.nativeselector.bench.selectors.SelectorKind;
+import io.github.nativeselector.bench.selectors.SelectorStatsFields;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFactory;
@@ -116,7 +116,7 @@ final class NettyServer implements Server {
 
     @Override
     public Optional<SelectorStats> counters() {
-        return provider == null ? Optional.empty() : SelectorCounters.of(provider.selectors());
+        return provider == null ? Optional.empty() : SelectorStatsFields.of(provider.selectors());
     }
 
     @Override

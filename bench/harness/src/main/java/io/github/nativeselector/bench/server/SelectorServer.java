@@ -1,8 +1,8 @@
 package io.github.nativeselector.bench.server;
 
 import io.github.nativeselector.SelectorStats;
-import io.github.nativeselector.bench.selectors.SelectorCounters;
 import io.github.nativeselector.bench.selectors.SelectorKind;
+import io.github.nativeselector.bench.selectors.SelectorStatsFields;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -75,7 +75,7 @@ final class SelectorServer implements Server {
 
     @Override
     public Optional<SelectorStats> counters() {
-        return SelectorCounters.of(selectors);
+        return SelectorStatsFields.of(selectors);
     }
 
     @Override

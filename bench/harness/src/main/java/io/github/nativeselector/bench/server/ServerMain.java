@@ -1,8 +1,8 @@
 package io.github.nativeselector.bench.server;
 
 import io.github.nativeselector.bench.selectors.Probe;
-import io.github.nativeselector.bench.selectors.SelectorCounters;
 import io.github.nativeselector.bench.selectors.SelectorKind;
+import io.github.nativeselector.bench.selectors.SelectorStatsFields;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -78,7 +78,7 @@ public final class ServerMain {
         String line;
         while ((line = control.readLine()) != null && !line.equals("stop")) {
             if (line.equals("stats")) {
-                System.out.println(("stats " + running.counters().map(SelectorCounters::fields).orElse("")).strip());
+                System.out.println(("stats " + running.counters().map(SelectorStatsFields::fields).orElse("")).strip());
                 System.out.flush();
             } else {
                 System.err.println("server: unknown control line: " + line);

@@ -1,0 +1,118 @@
+package io.github.nativeselector.install;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.github.nativeselector.Diagnostics;
+import io.github.nativeselector.internal.NativeLibrary;
+import io.github.nativeselector.support.InstallChild;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The jar's main class, {@link Diagnostics}, in child JVMs: here, with io_uring refused, and without a library. */
+@Timeout(value = 90, unit = TimeUnit.SECONDS)
+class DiagnosticsTest {
+
+    private static final String PLATFORM = NativeLibrary.platform();
+
+    @Test
+    void reportsEveryBackendAvailableHere() throws Exception {
+        InstallChild.Result child = InstallChild.run(List.of(), Diagnostics.class);
+        assertEquals(0, child.exitCode(), child::toString);
+        assertLine(child, "kernel", System.getProperty("os.version"));
+        assertTrue(line(child, "jdk").startsWith(Runtime.version().toString()), child::toString);
+        assertTrue(line(child, "platform").startsWith(PLATFORM + " (this jar carries: "), child::toString);
+        assertTrue(line(child, "platform").contains(PLATFORM), child::toString);
+        assertTrue(line(child, "native library").startsWith("loaded from "), child::toString);
+        assertLine(child, "channels", "report this provider");
+        assertLine(child, "backend epoll", "available");
+        assertLine(child, "backend io_uring", "available");
+        assertTrue(line(child, "backend pollset").startsWith("available (AIX's pollset API emulated over poll(2)"),
+                child::toString);
+        assertLine(child, "selected", "epoll (nativeselector.backend=auto)");
+        assertLine(child, "batch threshold", "64 (default)");
+    }
+
+    @Test
+    void saysWhyIoUringIsUnavailableUnderSeccompAndStillSucceeds() throws Exception {
+        InstallChild.Result child = InstallChild.run(List.of(InstallChild.denyIoUringLauncher()),
+                InstallChild.testClassPath(), List.of("-Dnativeselector.batchThreshold=8"), Diagnostics.class);
+        assertEquals(0, child.exitCode(), child::toString);
+        assertLine(child, "backend epoll", "available");
+        String uring = line(child, "backend io_uring");
+        assertTrue(uring.startsWith("not available: io_uring is unavailable: io_uring_setup was refused"),
+                child::toString);
+        assertTrue(uring.contains("seccomp") && uring.contains("errno 1"), child::toString);
+        assertLine(child, "selected", "epoll (nativeselector.backend=auto)");
+        assertLine(child, "batch threshold", "8 (from nativeselector.batchThreshold)");
+    }
+
+    @Test
+    void failsWhenNoNativeBackendWorks(@TempDir Path dir) throws Exception {
+        InstallChild.Result child = InstallChild.run(InstallTest.classPathWithoutNativeLibrary(dir),
+                List.of("-Djava.library.path=" + InstallTest.emptyDirectory(dir)), Diagnostics.class);
+        assertEquals(1, child.exitCode(), child::toString);
+        assertLine(child, "platform", PLATFORM + " (this jar carries: none)");
+        String expected = "no native library for " + PLATFORM + " in this jar";
+        assertTrue(line(child, "native library").startsWith("not loaded: " + expected), child::toString);
+        assertTrue(line(child, "channels").startsWith("report the JDK's provider (" + expected), child::toString);
+        for (String backend : List.of("epoll", "io_uring", "pollset")) {
+            assertTrue(line(child, "backend " + backend).startsWith("not available: " + expected), child::toString);
+        }
+    }
+
+    /** A JVM on another platform (os.arch given on the command line) is told what the jar has. */
+    @Test
+    void namesThePlatformsTheJarCarriesWhenItHasNoneForThisOne() throws Exception {
+        InstallChild.Result child = InstallChild.run(List.of("-Dos.arch=riscv64"), Diagnostics.class);
+        assertEquals(1, child.exitCode(), child::toString);
+        String carried = String.join(", ", NativeLibrary.carriedPlatforms());
+        assertTrue(carried.contains(PLATFORM), carried);
+        assertEquals("not loaded: no native library for linux-riscv64 in this jar "
+                + "(/META-INF/native/linux-riscv64/libnativeselector.so is missing); it has: " + carried,
+                line(child, "native library"), child::toString);
+    }
+
+    /**
+     * An ARM64 JVM reports os.arch {@code aarch64}: it finds the cross-built library in the jar's
+     * linux-aarch64 folder, and this x86-64 JVM, posing as one, refuses it as the AArch64 code it is.
+     */
+    @Test
+    void anArm64JvmFindsTheAarch64Library() throws Exception {
+        assumeTrue(NativeLibrary.carriedPlatforms().contains("linux-aarch64"),
+                "this build has no linux-aarch64 library (no cross compiler)");
+        assumeTrue(PLATFORM.equals("linux-x86_64"), "the refusal is checked on x86-64");
+        InstallChild.Result child = InstallChild.run(List.of("-Dos.arch=aarch64"), Diagnostics.class);
+        assertEquals(1, child.exitCode(), child::toString);
+        String library = line(child, "native library");
+        assertTrue(library.startsWith("not loaded: cannot load the native library libnativeselector.so: "
+                + "the library in this jar was built for another platform than linux-aarch64"), child::toString);
+        assertTrue(library.contains("AARCH64"), () -> "the JVM does not see AArch64 code: " + child);
+    }
+
+    @Test
+    void aBadPropertyIsNamedWithExitStatusTwo() throws Exception {
+        InstallChild.Result child = InstallChild.run(List.of("-Dnativeselector.jmx=maybe"), Diagnostics.class);
+        assertEquals(2, child.exitCode(), child::toString);
+        assertLine(child, "configuration", "nativeselector.jmx=maybe: accepted values are true, false");
+    }
+
+    private static void assertLine(InstallChild.Result child, String label, String expected) {
+        assertEquals(expected, line(child, label), child::toString);
+    }
+
+    /** The value of the line {@code label: value}, aligned as Diagnostics prints it. */
+    private static String line(InstallChild.Result child, String label) {
+        for (String line : child.stdout().split("\\R")) {
+            if (line.startsWith(label + ":")) {
+                return line.substring(label.length() + 1).strip();
+            }
+        }
+        throw new AssertionError("no line " + label + ": in\n" + child);
+    }
+}

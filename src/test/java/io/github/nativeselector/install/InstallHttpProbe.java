@@ -1,0 +1,95 @@
+package io.github.nativeselector.install;
+
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.channels.spi.SelectorProvider;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Map;
+import java.util.TreeSet;
+
+/**
+ * Child-JVM main: the JDK's own HTTP server and client, which both open their selectors with
+ * {@link java.nio.channels.Selector#open()}, talking over loopback. Prints the provider, the
+ * response, and the threads found waiting inside a native selector.
+ */
+public final class InstallHttpProbe {
+
+    static final String NATIVE_SELECTOR = "io.github.nativeselector.internal.NativeSelector";
+
+    private InstallHttpProbe() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        System.out.println("provider=" + SelectorProvider.provider().getClass().getName());
+        HttpServer server = greetingServer();
+        try {
+            HttpClient client = HttpClient.newBuilder()
+                    .version(HttpClient.Version.HTTP_1_1)
+                    .connectTimeout(Duration.ofSeconds(10))
+                    .build();
+            URI uri = URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/greet?name=probe");
+            for (int i = 0; i < 3; i++) {
+                HttpResponse<String> response = client.send(
+                        HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(20)).GET().build(),
+                        HttpResponse.BodyHandlers.ofString());
+                System.out.println("status=" + response.statusCode());
+                System.out.println("body=" + response.body());
+            }
+            System.out.println("nativeSelectorThreads=" + threadsInNativeSelector(client));
+            SelectorTotals.print();
+        } finally {
+            server.stop(0);
+        }
+        System.out.flush();
+        System.exit(0);
+    }
+
+    /** A started HTTP server on loopback whose {@code /greet?Q} answers {@code hello, Q}. */
+    static HttpServer greetingServer() throws IOException {
+        HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        server.createContext("/greet", exchange -> {
+            byte[] body = ("hello, " + exchange.getRequestURI().getQuery()).getBytes(StandardCharsets.UTF_8);
+            exchange.sendResponseHeaders(200, body.length);
+            try (OutputStream out = exchange.getResponseBody()) {
+                out.write(body);
+            }
+        });
+        server.start();
+        return server;
+    }
+
+    /**
+     * Names of the threads (idle, so waiting in a select) whose stack passes through a native
+     * selector; polls up to 5 s for both the client's and the server's selector thread.
+     */
+    private static String threadsInNativeSelector(Object keepAlive) throws InterruptedException {
+        TreeSet<String> names = new TreeSet<>();
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        do {
+            for (Map.Entry<Thread, StackTraceElement[]> e : Thread.getAllStackTraces().entrySet()) {
+                for (StackTraceElement frame : e.getValue()) {
+                    if (frame.getClassName().equals(NATIVE_SELECTOR)) {
+                        names.add(e.getKey().getName());
+                        break;
+                    }
+                }
+            }
+            boolean client = names.stream().anyMatch(n -> n.contains("SelectorManager"));
+            boolean server = names.stream().anyMatch(n -> n.contains("HTTP-Dispatcher"));
+            if (client && server) {
+                break;
+            }
+            Thread.sleep(20);
+        } while (System.nanoTime() - deadline < 0);
+        java.lang.ref.Reference.reachabilityFence(keepAlive);
+        return String.join(",", names);
+    }
+}

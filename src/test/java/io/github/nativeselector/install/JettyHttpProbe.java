@@ -1,0 +1,64 @@
+package io.github.nativeselector.install;
+
+import java.io.InputStream;
+import java.net.HttpURLConnection;
+import java.net.URL;
+import java.nio.ByteBuffer;
+import java.nio.channels.spi.SelectorProvider;
+import java.nio.charset.StandardCharsets;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.Callback;
+
+/**
+ * Child-JVM main: Jetty 12 on its defaults serving HTTP on loopback, asked {@code requests} times
+ * by {@link HttpURLConnection}, which blocks and opens no selector, so every selector the totals
+ * count is Jetty's. Prints the provider, each status and body, and the totals MBean.
+ */
+public final class JettyHttpProbe {
+
+    private JettyHttpProbe() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        int requests = Integer.parseInt(args[0]);
+        System.out.println("provider=" + SelectorProvider.provider().getClass().getName());
+        Server server = new Server();
+        ServerConnector connector = new ServerConnector(server);
+        connector.setHost("127.0.0.1");
+        connector.setPort(0);
+        server.addConnector(connector);
+        server.setHandler(new Handler.Abstract() {
+            @Override
+            public boolean handle(Request request, Response response, Callback callback) {
+                byte[] body = ("hello " + request.getHttpURI().getQuery()).getBytes(StandardCharsets.UTF_8);
+                response.setStatus(200);
+                response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/plain; charset=utf-8");
+                response.write(true, ByteBuffer.wrap(body), callback);
+                return true;
+            }
+        });
+        server.start();
+        try {
+            for (int i = 0; i < requests; i++) {
+                URL url = new URL("http://127.0.0.1:" + connector.getLocalPort() + "/greet?n=" + i);
+                HttpURLConnection connection = (HttpURLConnection) url.openConnection();
+                connection.setConnectTimeout(10_000);
+                connection.setReadTimeout(20_000);
+                System.out.println("status=" + connection.getResponseCode());
+                try (InputStream in = connection.getInputStream()) {
+                    System.out.println("body=" + new String(in.readAllBytes(), StandardCharsets.UTF_8));
+                }
+            }
+            SelectorTotals.print();
+        } finally {
+            server.stop();
+        }
+        System.out.flush();
+        System.exit(0);
+    }
+}

@@ -1,0 +1,46 @@
+package io.github.nativeselector.install;
+
+import io.github.nativeselector.SelectorsMXBean;
+import java.lang.management.ManagementFactory;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import javax.management.JMX;
+import javax.management.ObjectName;
+
+/**
+ * The totals MBean ({@code io.github.nativeselector:type=Selectors}) as a child JVM prints it, in
+ * one {@code totals=} line, and as a test reads that line back.
+ */
+final class SelectorTotals {
+
+    private SelectorTotals() {
+    }
+
+    /** Prints {@code totals=selectorsOpened=N readyEvents=N ...}, or {@code totals=absent}. */
+    static void print() throws Exception {
+        ObjectName name = new ObjectName("io.github.nativeselector:type=Selectors");
+        if (!ManagementFactory.getPlatformMBeanServer().isRegistered(name)) {
+            System.out.println("totals=absent");
+            return;
+        }
+        SelectorsMXBean totals = JMX.newMXBeanProxy(ManagementFactory.getPlatformMBeanServer(), name,
+                SelectorsMXBean.class);
+        System.out.println("totals=selectorsOpened=" + totals.getSelectorsOpened()
+                + " polls=" + totals.getPolls()
+                + " readyEvents=" + totals.getReadyEvents()
+                + " changesApplied=" + totals.getChangesApplied());
+    }
+
+    /** The counters of a {@code totals=} line's value. */
+    static Map<String, Long> parse(String value) {
+        Map<String, Long> counters = new LinkedHashMap<>();
+        if (value == null || value.equals("absent")) {
+            return counters;
+        }
+        for (String field : value.split(" ")) {
+            String[] pair = field.split("=", 2);
+            counters.put(pair[0], Long.parseLong(pair[1]));
+        }
+        return counters;
+    }
+}

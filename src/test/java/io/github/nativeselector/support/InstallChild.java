@@ -1,0 +1,131 @@
+package io.github.nativeselector.support;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.github.nativeselector.NativeSelectorProvider;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** Runs a main class in a child JVM, bounded in time, and collects what it printed. */
+public final class InstallChild {
+
+    /** Where Maven's surefire configuration puts the deny_io_uring launcher's path. */
+    public static final String DENY_IO_URING_PROPERTY = "nativeselector.test.denyIoUring";
+
+    public static final String FLAG = "-Djava.nio.channels.spi.SelectorProvider="
+            + NativeSelectorProvider.class.getName();
+
+    /** What a child printed, and how it ended. */
+    public record Result(int exitCode, String stdout, String stderr) {
+
+        /** The value of the first {@code key=value} line, or null. */
+        public String value(String key) {
+            for (String line : stdout.split("\\R")) {
+                if (line.startsWith(key + "=")) {
+                    return line.substring(key.length() + 1);
+                }
+            }
+            return null;
+        }
+
+        @Override
+        public String toString() {
+            return "exit " + exitCode + "\n--- stdout ---\n" + stdout + "--- stderr ---\n" + stderr;
+        }
+    }
+
+    private InstallChild() {
+    }
+
+    public static String javaBinary() {
+        return ProcessHandle.current().info().command()
+                .orElse(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
+    }
+
+    public static String testClassPath() {
+        return System.getProperty("java.class.path");
+    }
+
+    /** Runs {@code mainClass} with the test class path. */
+    public static Result run(List<String> jvmArgs, Class<?> mainClass, String... args) throws Exception {
+        return run(testClassPath(), jvmArgs, mainClass, args);
+    }
+
+    public static Result run(String classPath, List<String> jvmArgs, Class<?> mainClass, String... args)
+            throws Exception {
+        return run(List.of(), classPath, jvmArgs, mainClass, args);
+    }
+
+    /** Runs {@code mainClass} with the test class path, the java command prefixed with {@code launcher}. */
+    public static Result runThrough(List<String> launcher, List<String> jvmArgs, Class<?> mainClass, String... args)
+            throws Exception {
+        return run(launcher, testClassPath(), jvmArgs, mainClass, args);
+    }
+
+    /** Runs {@code mainClass} through {@code launcher}, a program that runs the command after it. */
+    public static Result run(List<String> launcher, String classPath, List<String> jvmArgs, Class<?> mainClass,
+            String... args) throws Exception {
+        List<String> command = new ArrayList<>(launcher);
+        command.add(javaBinary());
+        command.add("--enable-native-access=ALL-UNNAMED");
+        command.addAll(jvmArgs);
+        command.add("-cp");
+        command.add(classPath);
+        command.add(mainClass.getName());
+        command.addAll(List.of(args));
+        Path out = Files.createTempFile("install-child-", ".out");
+        Path err = Files.createTempFile("install-child-", ".err");
+        try {
+            ProcessBuilder builder = new ProcessBuilder(command)
+                    .redirectOutput(out.toFile())
+                    .redirectError(err.toFile())
+                    .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+            builder.environment().remove("JAVA_TOOL_OPTIONS");
+            builder.environment().remove("_JAVA_OPTIONS");
+            builder.environment().remove("JDK_JAVA_OPTIONS");
+            Process process = builder.start();
+            try {
+                if (!process.waitFor(60, TimeUnit.SECONDS)) {
+                    process.destroyForcibly();
+                    process.waitFor(10, TimeUnit.SECONDS);
+                    fail("child JVM did not finish in 60 s: " + command + "\n" + read(out) + read(err));
+                }
+            } finally {
+                if (process.isAlive()) {
+                    process.destroyForcibly();
+                }
+            }
+            return new Result(process.exitValue(), read(out), read(err));
+        } finally {
+            Files.deleteIfExists(out);
+            Files.deleteIfExists(err);
+        }
+    }
+
+    /**
+     * The seccomp launcher that refuses io_uring's system calls (CMake target deny_io_uring), whose
+     * path Maven's surefire configuration passes in.
+     */
+    public static String denyIoUringLauncher() {
+        String path = System.getProperty(DENY_IO_URING_PROPERTY);
+        if (path == null || path.isBlank()) {
+            fail("system property " + DENY_IO_URING_PROPERTY + " is not set: it names the deny_io_uring "
+                    + "launcher (CMake target deny_io_uring), which mvn test builds and passes in");
+        }
+        if (!Files.isExecutable(Paths.get(path))) {
+            fail(DENY_IO_URING_PROPERTY + "=" + path + " is not an executable file: build the CMake target "
+                    + "deny_io_uring (mvn compile does)");
+        }
+        return path;
+    }
+
+    private static String read(Path file) throws IOException {
+        return Files.readString(file, StandardCharsets.UTF_8);
+    }
+}
