@@ -59,21 +59,25 @@ static int probe_opcodes(int ring_fd)
     return err;
 }
 
+/* A region of the ring's fd, shared with the kernel and populated at once; MAP_FAILED on failure. */
+static void *map_region(int ring_fd, size_t size, off_t offset)
+{
+    return mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, ring_fd, offset);
+}
+
 static int map_rings(struct uring_ring *ring, const struct io_uring_params *p)
 {
     size_t sq_size = p->sq_off.array + p->sq_entries * sizeof(unsigned);
     size_t cq_size = p->cq_off.cqes + p->cq_entries * sizeof(struct io_uring_cqe);
     size_t map_size = sq_size > cq_size ? sq_size : cq_size;
-    void *map = mmap(NULL, map_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, ring->fd,
-                     IORING_OFF_SQ_RING);
+    void *map = map_region(ring->fd, map_size, IORING_OFF_SQ_RING);
     if (map == MAP_FAILED)
         return -errno;
     /* Only mappings that exist are recorded: ring_unmap() unmaps what is recorded. */
     ring->map = map;
     ring->map_size = map_size;
     size_t sqes_size = p->sq_entries * sizeof(struct io_uring_sqe);
-    void *sqes = mmap(NULL, sqes_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, ring->fd,
-                      IORING_OFF_SQES);
+    void *sqes = map_region(ring->fd, sqes_size, IORING_OFF_SQES);
     if (sqes == MAP_FAILED)
         return -errno;
     ring->sqes = sqes;
