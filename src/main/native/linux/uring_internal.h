@@ -10,7 +10,7 @@
  *   uring_backend.c         the ops table: open, apply, poll, wakeup, close.
  *
  * Locking: `lock` guards every field of struct ns_uring but base, wakefd and ring.fd, which open
- * sets and nothing changes before close. Every function declared here runs under the lock;
+ * sets and nothing changes before close. Every uring_ function declared here runs under the lock;
  * uring_wait_for_readiness drops it only around its io_uring_enter, the one blocking wait, and
  * takes it again before it returns. wakeup writes wakefd without the lock.
  *
