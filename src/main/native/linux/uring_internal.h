@@ -11,8 +11,9 @@
  *
  * Locking: `lock` guards every field of struct ns_uring but base, wakefd and ring.fd, which open
  * sets and nothing changes before close. Every uring_ function declared here runs under the lock;
- * uring_wait_for_readiness drops it only around its io_uring_enter, the one blocking wait, and
- * takes it again before it returns. wakeup writes wakefd without the lock.
+ * uring_wait_for_readiness drops it around its io_uring_enter, the wait for readiness, and takes
+ * it again before it returns; the removal wait of a sync apply or close keeps it (50 ms at most).
+ * wakeup writes wakefd without the lock.
  *
  * Who writes what (under the lock):
  *   ring                    uring_ring.c, through its calls.
