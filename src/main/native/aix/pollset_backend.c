@@ -1,3 +1,9 @@
+/* In 32-bit builds AIX's <sys/poll.h> renames struct pollfd's events and revents by macro,
+   which would rename the fields of the same names in ns_records.h as well. */
+#if defined(_AIX) && !defined(__64BIT__)
+#error "the pollset backend needs a 64-bit AIX build (gcc -maix64, ibm-clang -m64)"
+#endif
+
 #include "pollset_backend.h"
 
 #include <errno.h>
@@ -5,6 +11,7 @@
 #include <stdlib.h>
 #include <sys/poll.h>
 #include <sys/pollset.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 /* What the kernel's set holds for one fd, as the last accepted pollset_ctl left it. */
@@ -26,7 +33,7 @@ struct ns_pollset {
     int *ctl_change;        /* the change each element belongs to */
     int ctl_capacity;
     unsigned segment;
-    int capacity;
+    int polled_length;      /* entries in polled: the capacity open was given, at most the descriptor limit */
     struct pollfd polled[];
 };
 
@@ -51,7 +58,7 @@ static int grow_members(struct ns_pollset *b, int fd)
         size *= 2;
     struct member *grown = realloc(b->members, (size_t)size * sizeof(*grown));
     if (grown == NULL)
-        return ENOMEM;
+        return -ENOMEM;
     for (int i = b->members_capacity; i < size; i++)
         grown[i] = (struct member){ 0 };
     b->members = grown;
@@ -65,11 +72,11 @@ static int grow_ctl(struct ns_pollset *b, int elements)
         return 0;
     struct poll_ctl *ctl = realloc(b->ctl, (size_t)elements * sizeof(*ctl));
     if (ctl == NULL)
-        return ENOMEM;
+        return -ENOMEM;
     b->ctl = ctl;
     int *owners = realloc(b->ctl_change, (size_t)elements * sizeof(*owners));
     if (owners == NULL)
-        return ENOMEM;
+        return -ENOMEM;
     b->ctl_change = owners;
     b->ctl_capacity = elements;
     return 0;
@@ -99,25 +106,32 @@ static void commit(struct ns_pollset *b, const struct ns_change *changes, int fr
 }
 
 /*
- * Hands elements [0, count) to the kernel, submitting again after each refused element.
- * Returns the pollset_ctl calls made.
+ * Hands elements [0, count) to the kernel, submitting again after each refused element and
+ * after a signal interrupted the call. Returns the pollset_ctl calls made.
  */
 static int submit(struct ns_pollset *b, struct ns_change *changes, int count)
 {
     int calls = 0;
     int start = 0;
     while (start < count) {
+        /* AIX may set no errno for an element refused after the first: it must not be stale. */
+        errno = 0;
         int rc = pollset_ctl(b->ps, b->ctl + start, count - start);
+        int err = errno;
         calls++;
         if (rc == 0) {
             commit(b, changes, start, count);
             break;
         }
-        int err = errno;
         int refused = start + (rc > 0 && rc < count - start ? rc : 0);
         commit(b, changes, start, refused);
+        if (err == EINTR) {
+            start = refused;
+            continue;
+        }
         int change = b->ctl_change[refused];
-        changes[change].error = err;
+        /* Refused without a reason: the change fails all the same. */
+        changes[change].error = err != 0 ? err : EINVAL;
         start = refused + 1;
         while (start < count && b->ctl_change[start] == change)
             start++;
@@ -139,8 +153,8 @@ static int apply_batch(struct ns_pollset *b, struct ns_change *changes, int coun
         return -EINVAL;
     /* At most two elements per change: DELETE + ADD. */
     int err = grow_ctl(b, 2 * count);
-    if (err != 0)
-        return -err;
+    if (err < 0)
+        return err;
     int calls = 0;
     int elements = 0;
     b->segment++;
@@ -155,7 +169,7 @@ static int apply_batch(struct ns_pollset *b, struct ns_change *changes, int coun
             c->error = EBADF;
             continue;
         }
-        c->error = grow_members(b, c->fd);
+        c->error = -grow_members(b, c->fd);
         if (c->error != 0)
             continue;
         struct member *m = &b->members[c->fd];
@@ -189,7 +203,7 @@ static int make_nonblocking_cloexec(int fd)
 {
     int flags = fcntl(fd, F_GETFL);
     if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0 || fcntl(fd, F_SETFD, FD_CLOEXEC) < 0)
-        return errno;
+        return -errno;
     return 0;
 }
 
@@ -197,11 +211,11 @@ static int open_wakeup_pipe(struct ns_pollset *b)
 {
     int fds[2];
     if (pipe(fds) < 0)
-        return errno;
+        return -errno;
     int err = make_nonblocking_cloexec(fds[0]);
     if (err == 0)
         err = make_nonblocking_cloexec(fds[1]);
-    if (err != 0) {
+    if (err < 0) {
         /* The pipe is abandoned: a close error would leave nothing to undo. */
         close(fds[0]);
         close(fds[1]);
@@ -222,15 +236,27 @@ static void release(struct ns_pollset *b)
 
 static void destroy(struct ns_pollset *b);
 
+/* A poll reports no more descriptors than the process may have open: the array holds no more. */
+static int poll_array_length(int capacity)
+{
+    struct rlimit limit;
+    if (getrlimit(RLIMIT_NOFILE, &limit) < 0)
+        return -errno;
+    return limit.rlim_cur < (rlim_t)capacity ? (int)limit.rlim_cur : capacity;
+}
+
 static int pollset_backend_open(int capacity, struct ns_backend **out)
 {
     if (capacity < 1)
         return -EINVAL;
-    struct ns_pollset *b = calloc(1, sizeof(*b) + (size_t)capacity * sizeof(struct pollfd));
+    int length = poll_array_length(capacity);
+    if (length < 0)
+        return length;
+    struct ns_pollset *b = calloc(1, sizeof(*b) + (size_t)length * sizeof(struct pollfd));
     if (b == NULL)
         return -ENOMEM;
     b->base.ops = &ns_pollset_ops;
-    b->capacity = capacity;
+    b->polled_length = length;
     b->ps = pollset_create(-1);
     if (b->ps < 0) {
         int err = errno;
@@ -238,21 +264,21 @@ static int pollset_backend_open(int capacity, struct ns_backend **out)
         return -err;
     }
     int err = open_wakeup_pipe(b);
-    if (err != 0) {
+    if (err < 0) {
         /* Its error is not the one to report: the pipe's is. */
         pollset_destroy(b->ps);
         release(b);
-        return -err;
+        return err;
     }
     struct ns_change watch_wakeup = {
         .token = NS_WAKEUP_TOKEN, .fd = b->wake_read, .events = NS_IN, .op = NS_OP_ADD
     };
     /* The apply fails as a whole (no memory for its arrays) or the element alone. */
     int calls = apply_batch(b, &watch_wakeup, 1);
-    err = calls < 0 ? -calls : watch_wakeup.error;
-    if (err != 0) {
+    err = calls < 0 ? calls : -watch_wakeup.error;
+    if (err < 0) {
         destroy(b);
-        return -err;
+        return err;
     }
     *out = &b->base;
     return 0;
@@ -283,7 +309,7 @@ static int pollset_backend_apply(struct ns_backend *b, struct ns_change *changes
 static int pollset_backend_poll(struct ns_backend *backend, struct ns_ready *ready, int capacity, int timeout_ms)
 {
     struct ns_pollset *b = pollset_of(backend);
-    int max = capacity < b->capacity ? capacity : b->capacity;
+    int max = capacity < b->polled_length ? capacity : b->polled_length;
     int n = pollset_poll(b->ps, b->polled, max, timeout_ms);
     if (n < 0)
         return -errno;
