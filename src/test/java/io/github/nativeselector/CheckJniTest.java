@@ -22,8 +22,7 @@ class CheckJniTest {
 
     @Test
     void selectingRaisesNoJniWarning() throws Exception {
-        InstallChild.Result child = InstallChild.run(List.of("-Xcheck:jni", InstallChild.TEST_LIBRARY),
-                JniWorkoutProbe.class, "20", "300");
+        InstallChild.Result child = InstallChild.run(CHECK_JNI, JniWorkoutProbe.class, "20", "300");
         assertEquals(0, child.exitCode(), child::toString);
         assertNoJniComplaint(child);
     }

@@ -3,7 +3,6 @@ package io.github.nativeselector;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -26,15 +25,10 @@ class FdLimitTest {
     private static final String TOO_MANY = "Too many open files";
     private static final Pattern MANY = Pattern.compile("pipes (\\d+) keys (\\d+) writable (\\d+) true readable (\\d+) true");
 
-    /**
-     * Runs the probe on the test build of the library, which has every backend, with a hard and
-     * soft limit of {@link #LIMIT} (the JVM raises only the soft one).
-     */
+    /** Runs the probe with a hard and soft limit of {@link #LIMIT} (the JVM raises only the soft one). */
     static InstallChild.Result runProbe(List<String> jvmArgs, TestSelectors selectors) throws Exception {
         List<String> launcher = List.of("bash", "-c", "ulimit -n " + LIMIT + " && exec \"$@\"", "bash");
-        List<String> withTestLibrary = new ArrayList<>(jvmArgs);
-        withTestLibrary.add(InstallChild.TEST_LIBRARY);
-        return InstallChild.runThrough(launcher, withTestLibrary, FdLimitProbe.class, selectors.name());
+        return InstallChild.runThrough(launcher, jvmArgs, FdLimitProbe.class, selectors.name());
     }
 
     @ParameterizedTest

@@ -20,13 +20,6 @@ final class InstallChild {
     static final String FLAG = "-Djava.nio.channels.spi.SelectorProvider="
             + NativeSelectorProvider.class.getName();
 
-    /**
-     * Makes a child load the test build of the native library, as this JVM does (Maven's surefire
-     * configuration puts it on {@code java.library.path}): on Linux only the test build has the
-     * pollset backend. Without it a child loads the jar's copy, as users do.
-     */
-    static final String TEST_LIBRARY = "-Djava.library.path=" + System.getProperty("java.library.path");
-
     /** What a child printed, and how it ended. */
     record Result(int exitCode, String stdout, String stderr) {
 

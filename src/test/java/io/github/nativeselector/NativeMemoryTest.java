@@ -33,8 +33,7 @@ class NativeMemoryTest {
     @MethodSource("io.github.nativeselector.TestSelectors#natives")
     void residentMemoryStaysFlatUnderChurn(TestSelectors selectors) throws Exception {
         InstallChild.Result child = InstallChild.run(
-                List.of("-Xms48m", "-Xmx48m", "-XX:+AlwaysPreTouch", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                        InstallChild.TEST_LIBRARY),
+                List.of("-Xms48m", "-Xmx48m", "-XX:+AlwaysPreTouch", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"),
                 NativeMemoryProbe.class, selectors.name(), String.valueOf(WARM_UP_ROUNDS), String.valueOf(ROUNDS),
                 String.valueOf(SAMPLE_EVERY));
         assertEquals(0, child.exitCode(), child::toString);
