@@ -18,6 +18,7 @@ struct shared_constant {
     jlong value;
 };
 
+/* Variadic so that offsetof's comma stays inside one argument; # names the value as written. */
 #define SHARED(...) { #__VA_ARGS__, (jlong)(__VA_ARGS__) }
 
 /* Every value Java mirrors (SharedConstants.java asks for each by name when it loads the library). */
@@ -87,10 +88,12 @@ static jlong JNICALL backend_open(JNIEnv *env, jclass cls, jstring name, jint ca
     if (ops == NULL) {
         char message[256];
         const char *reason = absence(chars);
-        if (reason == NULL)
+        if (reason == NULL) {
             snprintf(message, sizeof(message), "this library has no %s backend", chars);
+            reason = message;
+        }
         (*env)->ReleaseStringUTFChars(env, name, chars);
-        ns_throw(env, "java/io/IOException", reason != NULL ? reason : message);
+        ns_throw(env, "java/io/IOException", reason);
         return 0;
     }
     (*env)->ReleaseStringUTFChars(env, name, chars);
