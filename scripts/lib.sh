@@ -89,6 +89,13 @@ build_benchmarks() {
     make -s -C "$root/bench/loadgen" OUT="$root/target/bench" || { echo "building bench/loadgen failed" >&2; exit 1; }
 }
 
+# test_library_flag ROOT: the JVM flag that makes the benchmarks load the test build of the native
+# library, which build_benchmarks builds with the jar (CMake target nativeselector_test), in place
+# of the jar's copy: on Linux only the test build has the pollset backend. JMH's forks inherit it.
+test_library_flag() {
+    echo "-Djava.library.path=$1/target/test-classes/META-INF/native/linux-$(uname -m)"
+}
+
 # pick_cpus: sets SERVER_CPU and CLIENT_CPU to the first two CPUs this process may run on, or
 # leaves both empty when it may use only one.
 pick_cpus() {

@@ -4,3 +4,5 @@
 #include <stddef.h>
 
 const struct ns_backend_ops *const ns_backends[] = { &ns_pollset_ops, NULL };
+
+const struct ns_backend_absence ns_absent_backends[] = { { NULL, NULL } };

@@ -1,14 +1,49 @@
 /*
  * The face of NativeBackend.java: each function calls one operation of a backend (ns_backend.h)
- * and turns its errno into an IOException worded by the backend.
+ * and turns its errno into an IOException worded by the backend; one more gives Java the values
+ * of ns_records.h to check its own against.
  */
 #include "ns_backend.h"
 #include "ns_jni.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+
+/* A value of ns_records.h, named by the C expression that gives it. */
+struct shared_constant {
+    const char *name;
+    jlong value;
+};
+
+/* Variadic so that offsetof's comma stays inside one argument; # names the value as written. */
+#define SHARED(...) { #__VA_ARGS__, (jlong)(__VA_ARGS__) }
+
+/* Every value Java mirrors (SharedConstants.java asks for each by name when it loads the library). */
+static const struct shared_constant shared_constants[] = {
+    SHARED(sizeof(struct ns_change)),
+    SHARED(offsetof(struct ns_change, token)),
+    SHARED(offsetof(struct ns_change, fd)),
+    SHARED(offsetof(struct ns_change, events)),
+    SHARED(offsetof(struct ns_change, op)),
+    SHARED(offsetof(struct ns_change, error)),
+    SHARED(sizeof(struct ns_ready)),
+    SHARED(offsetof(struct ns_ready, token)),
+    SHARED(offsetof(struct ns_ready, events)),
+    SHARED(NS_OP_ADD),
+    SHARED(NS_OP_MOD),
+    SHARED(NS_OP_DEL),
+    SHARED(NS_IN),
+    SHARED(NS_OUT),
+    SHARED(NS_ERR),
+    SHARED(NS_HUP),
+    SHARED(NS_NVAL),
+    SHARED(NS_WAKEUP_TOKEN),
+    SHARED(NS_BACKEND_TOKEN_BIT),
+    SHARED(NS_POLLED_WITHOUT_SYSCALL),
+};
 
 static struct ns_backend *backend(jlong handle)
 {
@@ -20,6 +55,16 @@ static const struct ns_backend_ops *named(const char *name)
     for (const struct ns_backend_ops *const *ops = ns_backends; *ops != NULL; ops++) {
         if (strcmp((*ops)->name, name) == 0)
             return *ops;
+    }
+    return NULL;
+}
+
+/* Why this build has no backend of that name, in words a user can act on. */
+static const char *absence(const char *name)
+{
+    for (const struct ns_backend_absence *absent = ns_absent_backends; absent->name != NULL; absent++) {
+        if (strcmp(absent->name, name) == 0)
+            return absent->reason;
     }
     return NULL;
 }
@@ -42,9 +87,13 @@ static jlong JNICALL backend_open(JNIEnv *env, jclass cls, jstring name, jint ca
     const struct ns_backend_ops *ops = named(chars);
     if (ops == NULL) {
         char message[256];
-        snprintf(message, sizeof(message), "this library has no %s backend", chars);
+        const char *reason = absence(chars);
+        if (reason == NULL) {
+            snprintf(message, sizeof(message), "this library has no %s backend", chars);
+            reason = message;
+        }
         (*env)->ReleaseStringUTFChars(env, name, chars);
-        ns_throw(env, "java/io/IOException", message);
+        ns_throw(env, "java/io/IOException", reason);
         return 0;
     }
     (*env)->ReleaseStringUTFChars(env, name, chars);
@@ -109,6 +158,27 @@ static void JNICALL backend_close(JNIEnv *env, jclass cls, jlong handle)
     b->ops->close(b);
 }
 
+static jlong JNICALL backend_shared_constant(JNIEnv *env, jclass cls, jstring name)
+{
+    (void)cls;
+    if (name == NULL) {
+        ns_throw(env, "java/lang/NullPointerException", "constant name");
+        return 0;
+    }
+    const char *chars = (*env)->GetStringUTFChars(env, name, NULL);
+    if (chars == NULL)
+        return 0; /* OutOfMemoryError pending */
+    for (size_t i = 0; i < sizeof(shared_constants) / sizeof(shared_constants[0]); i++) {
+        if (strcmp(shared_constants[i].name, chars) == 0) {
+            (*env)->ReleaseStringUTFChars(env, name, chars);
+            return shared_constants[i].value;
+        }
+    }
+    (*env)->ReleaseStringUTFChars(env, name, chars);
+    ns_throw(env, "java/util/NoSuchElementException", "this library does not define that constant");
+    return 0;
+}
+
 static const JNINativeMethod backend_methods[] = {
     { "open", "(Ljava/lang/String;I)J", (void *)backend_open },
     { "appliesDuringPoll", "(J)Z", (void *)backend_applies_during_poll },
@@ -116,6 +186,7 @@ static const JNINativeMethod backend_methods[] = {
     { "poll", "(JJII)I", (void *)backend_poll },
     { "wakeup", "(J)V", (void *)backend_wakeup },
     { "close", "(J)V", (void *)backend_close },
+    { "sharedConstant", "(Ljava/lang/String;)J", (void *)backend_shared_constant },
 };
 
 jint ns_backend_register(JNIEnv *env, const char *package)

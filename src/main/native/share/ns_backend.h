@@ -30,9 +30,6 @@
 
 #include "ns_records.h"
 
-/* Set in poll's result when the records came without a system call. */
-#define NS_POLLED_WITHOUT_SYSCALL 0x40000000
-
 /* Which operation failed, for ns_backend_ops.failure. */
 enum ns_backend_call { NS_CALL_OPEN, NS_CALL_APPLY, NS_CALL_POLL, NS_CALL_WAKEUP };
 
@@ -56,5 +53,14 @@ struct ns_backend_ops {
 
 /* The backends this library was built with, NULL-terminated: each platform's backends.c. */
 extern const struct ns_backend_ops *const ns_backends[];
+
+/* A backend this build leaves out, and the words a user asking for it gets. */
+struct ns_backend_absence {
+    const char *name;
+    const char *reason;
+};
+
+/* The backends this build leaves out, ended by a NULL name: each platform's backends.c. */
+extern const struct ns_backend_absence ns_absent_backends[];
 
 #endif

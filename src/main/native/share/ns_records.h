@@ -1,16 +1,20 @@
 /*
- * The records the Java selector and every backend exchange through off-heap memory.
+ * Everything the Java classes and the library must agree on, in one place: the records they
+ * exchange through off-heap memory, the op codes and event bits in them, the tokens no key has,
+ * and the flag in a poll's result.
  *
- * A batch is an array of struct ns_change written by Java (ChangeBatch.java) and applied
- * by a backend in one JNI call. A poll fills an array of struct ns_ready that Java reads
- * back (ReadyArray.java). Both layouts are fixed here and mirrored, offset by offset, on
- * the Java side; the static assertions below keep the C side from drifting.
+ * A batch is an array of struct ns_change written by Java (ChangeBatch.java) and applied by a
+ * backend in one JNI call. A poll fills an array of struct ns_ready that Java reads back
+ * (ReadyArray.java). Java keeps its own copy of each value below as a constant, for speed, and
+ * checks every one against the library once, when it loads it (SharedConstants.java asks
+ * backend_jni.c, which lists them): a library from another version is refused, never misread.
+ * A value added here that Java relies on goes into both lists.
  *
- * Event bits are Linux poll(2) values on every platform: a backend whose kernel uses
- * other values translates at its own edge, so the Java side has one set of constants.
+ * Event bits are Linux poll(2) values on every platform: a backend whose kernel uses other
+ * values translates at its own edge, so the Java side has one set of constants.
  */
-#ifndef NS_BATCH_H
-#define NS_BATCH_H
+#ifndef NS_RECORDS_H
+#define NS_RECORDS_H
 
 #include <stdint.h>
 
@@ -28,17 +32,17 @@ enum ns_change_op {
     NS_OP_DEL = 3  /* stop watching fd; absent or already closed is not an error */
 };
 
-/* One registration change; 24 bytes. */
+/* One registration change; fixed-width fields, so no padding on any ABI. */
 struct ns_change {
-    uint64_t token;  /* slot | generation << 32, bit 63 clear (free for a backend's own
-                        requests): comes back in ns_ready.token */
+    uint64_t token;  /* slot | generation << 32, never with NS_BACKEND_TOKEN_BIT: comes back
+                        in ns_ready.token */
     int32_t fd;
     uint32_t events; /* NS_IN | NS_OUT, for ADD and MOD */
     int32_t op;      /* enum ns_change_op */
     int32_t error;   /* written by the backend: 0, or the errno the kernel gave */
 };
 
-/* One ready channel; 16 bytes. */
+/* One ready channel. */
 struct ns_ready {
     uint64_t token;  /* as registered, or NS_WAKEUP_TOKEN */
     uint32_t events; /* NS_* bits that occurred */
@@ -48,12 +52,10 @@ struct ns_ready {
 /* The token of the wakeup event: a slot no key can have. */
 #define NS_WAKEUP_TOKEN UINT64_MAX
 
-_Static_assert(sizeof(struct ns_change) == 24, "ChangeBatch.RECORD_SIZE");
-_Static_assert(__builtin_offsetof(struct ns_change, fd) == 8, "ChangeBatch.FD");
-_Static_assert(__builtin_offsetof(struct ns_change, events) == 12, "ChangeBatch.EVENTS");
-_Static_assert(__builtin_offsetof(struct ns_change, op) == 16, "ChangeBatch.OP");
-_Static_assert(__builtin_offsetof(struct ns_change, error) == 20, "ChangeBatch.ERROR");
-_Static_assert(sizeof(struct ns_ready) == 16, "ReadyArray.RECORD_SIZE");
-_Static_assert(__builtin_offsetof(struct ns_ready, events) == 8, "ReadyArray.EVENTS");
+/* The token bit no key's token has (KeyTable.java), free for a backend's own requests. */
+#define NS_BACKEND_TOKEN_BIT (UINT64_C(1) << 63)
+
+/* Set in a poll's result when the records came without a system call. */
+#define NS_POLLED_WITHOUT_SYSCALL 0x40000000
 
 #endif

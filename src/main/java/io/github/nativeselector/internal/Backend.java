@@ -23,7 +23,7 @@ interface Backend {
      */
     boolean appliesDuringPoll();
 
-    /** Set in {@link #poll}'s result when it made no system call. */
+    /** Set in {@link #poll}'s result when it made no system call ({@code NS_POLLED_WITHOUT_SYSCALL}). */
     int POLLED_WITHOUT_SYSCALL = 0x4000_0000;
 
     /**

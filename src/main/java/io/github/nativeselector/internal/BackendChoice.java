@@ -11,7 +11,7 @@ public enum BackendChoice {
     EPOLL("epoll"),
     /** Linux io_uring; failing to start (blocked, too old a kernel) is an error that says why. */
     IO_URING("io_uring"),
-    /** AIX's pollset; on Linux, the AIX API implemented over poll(2), for testing the AIX backend. */
+    /** AIX's pollset; on Linux, only in the test build of the library (the AIX API over poll(2), to test the backend). */
     POLLSET("pollset"),
     /** The JDK's built-in selector. */
     JDK("jdk");

@@ -5,13 +5,15 @@ import java.nio.ByteBuffer;
 
 /**
  * One batch of registration changes in off-heap memory, as {@code struct ns_change} records
- * ({@code src/main/native/share/ns_records.h}), handed to the backend in one call. The key behind each
- * record is kept beside it, so the outcome can be written back to the key.
+ * ({@code src/main/native/share/ns_records.h}, whose layout {@link SharedConstants} checks), handed
+ * to the backend in one call. The key behind each record is kept beside it, so the outcome can be
+ * written back to the key.
  *
  * <p>Not thread-safe: owned by {@link ChangeQueue}, used under its lock.
  */
 final class ChangeBatch {
 
+    /** {@code enum ns_change_op}. */
     static final int OP_ADD = 1;
     static final int OP_MOD = 2;
     static final int OP_DEL = 3;
@@ -23,12 +25,13 @@ final class ChangeBatch {
      */
     static final int UNKNOWN_EVENTS = -1;
 
-    private static final int RECORD_SIZE = 24;
-    private static final int TOKEN = 0;
-    private static final int FD = 8;
-    private static final int EVENTS = 12;
-    private static final int OP = 16;
-    private static final int ERROR = 20;
+    /** {@code struct ns_change}: its size and its fields' offsets. */
+    static final int RECORD_SIZE = 24;
+    static final int TOKEN = 0;
+    static final int FD = 8;
+    static final int EVENTS = 12;
+    static final int OP = 16;
+    static final int ERROR = 20;
 
     private final ByteBuffer records;
     private final long address;

@@ -1,6 +1,9 @@
 package io.github.nativeselector.internal;
 
-/** Readiness bits as the backends report them: Linux poll(2) values on every platform. */
+/**
+ * Readiness bits as the backends report them: Linux poll(2) values on every platform
+ * ({@code NS_*} in {@code ns_records.h}, checked by {@link SharedConstants}).
+ */
 final class Events {
 
     static final int IN = 0x001;

@@ -14,6 +14,9 @@ import java.util.Arrays;
  */
 final class KeyTable {
 
+    /** The token bit no key's token has, free for a backend's own requests ({@code ns_records.h}). */
+    static final long BACKEND_TOKEN_BIT = 1L << 63;
+
     private static final VarHandle ENTRY = MethodHandles.arrayElementVarHandle(NativeSelectionKey[].class);
 
     private volatile NativeSelectionKey[] keys = new NativeSelectionKey[64];
@@ -34,8 +37,8 @@ final class KeyTable {
             slot = used++;
         }
         key.slot = slot;
-        // 31 bits: a token's bit 63 stays clear for a backend's own requests (ns_records.h).
-        key.generation = ++generations[slot] & Integer.MAX_VALUE;
+        // The generation is a token's upper half, without BACKEND_TOKEN_BIT.
+        key.generation = ++generations[slot] & (int) (~BACKEND_TOKEN_BIT >>> 32);
         ENTRY.setRelease(keys, slot, key);
     }
 

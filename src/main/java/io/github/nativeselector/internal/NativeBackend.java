@@ -69,4 +69,12 @@ final class NativeBackend implements Backend {
     private static native void wakeup(long handle) throws IOException;
 
     private static native void close(long handle);
+
+    /**
+     * The library's value of a constant of {@code ns_records.h}, named by the C expression that gives
+     * it (for {@link SharedConstants}).
+     *
+     * @throws java.util.NoSuchElementException when the library has no constant of that name
+     */
+    static native long sharedConstant(String name);
 }

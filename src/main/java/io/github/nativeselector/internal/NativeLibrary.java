@@ -34,7 +34,9 @@ import java.util.Set;
  * library built for another machine, or a stale installed copy whose {@code JNI_OnLoad} fails or
  * registers a method this version no longer has. Any {@link LinkageError} of a load is caught (a
  * pending {@code NoSuchMethodError} from {@code RegisterNatives} is one), so a stale copy never
- * keeps the jar's from being tried.
+ * keeps the jar's from being tried. A library that loads but disagrees with these classes on a
+ * record layout or a constant ({@link SharedConstants}) fails the load, naming the first difference:
+ * its methods are bound by then, so no other copy can take its place.
  *
  * <p>The jar's copy is written into a new directory under a name nobody can predict, checked, loaded
  * and deleted (once mapped, the file is not needed). {@code System.load} takes a path, which the JDK
@@ -81,6 +83,7 @@ public final class NativeLibrary {
         if (failure == null) {
             try {
                 load();
+                SharedConstants.check(NativeBackend::sharedConstant, loadedFrom);
                 loaded = true;
                 return;
             } catch (IOException e) {

@@ -4,16 +4,18 @@ import java.nio.ByteBuffer;
 
 /**
  * The reused off-heap array a poll writes ready channels into, as {@code struct ns_ready}
- * records ({@code src/main/native/share/ns_records.h}). Read by the selector thread only.
+ * records ({@code src/main/native/share/ns_records.h}, whose layout {@link SharedConstants}
+ * checks). Read by the selector thread only.
  */
 final class ReadyArray {
 
     /** The token of the wakeup record: no key has it. */
     static final long WAKEUP_TOKEN = -1L;
 
-    private static final int RECORD_SIZE = 16;
-    private static final int TOKEN = 0;
-    private static final int EVENTS = 8;
+    /** {@code struct ns_ready}: its size and its fields' offsets. */
+    static final int RECORD_SIZE = 16;
+    static final int TOKEN = 0;
+    static final int EVENTS = 8;
 
     private final ByteBuffer records;
     private final long address;

@@ -12,7 +12,6 @@ import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -113,22 +112,25 @@ class InstallTest {
     }
 
     /**
-     * A copy of the main classes without {@code META-INF/native}, followed by the test classes
-     * (which hold the probe).
+     * Copies of the main classes and the test classes (which hold the probe) without
+     * {@code META-INF/native}: neither the jar's library nor the test build.
      */
     static String classPathWithoutNativeLibrary(Path dir) throws Exception {
         return classPathWithout(dir, "META-INF/native");
     }
 
     /**
-     * A copy of the main classes without {@code META-INF/services}, followed by the test classes:
-     * the JDK's built-in provider stays the system-wide one.
+     * Copies of the main classes and the test classes without {@code META-INF/services}: the JDK's
+     * built-in provider stays the system-wide one.
      */
     static String classPathWithoutServicesFile(Path dir) throws Exception {
         return classPathWithout(dir, "META-INF/services");
     }
 
-    /** A copy of the main classes without the folder {@code leftOut}, followed by the test classes. */
+    /**
+     * Copies of the main classes and of the test classes (which carry the test build of the native
+     * library, ahead of the main classes' copy) without the folder {@code leftOut}.
+     */
     private static String classPathWithout(Path dir, String leftOut) throws Exception {
         Path mainClasses = Paths.get(NativeSelectorProvider.class.getProtectionDomain().getCodeSource()
                 .getLocation().toURI());
@@ -136,28 +138,31 @@ class InstallTest {
                 .getLocation().toURI());
         assertTrue(Files.isDirectory(mainClasses), "main classes are a directory: " + mainClasses);
         assertTrue(Files.isDirectory(testClasses.resolve("io/github/nativeselector")), testClasses.toString());
-        for (String mainOnly : List.of("META-INF/native", "META-INF/services")) {
-            assertFalse(Files.exists(testClasses.resolve(mainOnly)), "test classes carry no " + mainOnly);
-        }
-        Path copy = dir.resolve("classes-without-" + Paths.get(leftOut).getFileName());
-        Path leftOutFolder = mainClasses.resolve(leftOut);
-        assertTrue(Files.isDirectory(leftOutFolder), "the build has a folder " + leftOut + " to leave out");
+        assertFalse(Files.exists(testClasses.resolve("META-INF/services")), "test classes carry no META-INF/services");
+        assertTrue(Files.isDirectory(mainClasses.resolve(leftOut)), "the build has a folder " + leftOut + " to leave out");
+        String without = "-without-" + Paths.get(leftOut).getFileName();
+        Path mainCopy = copyWithout(mainClasses, leftOut, dir.resolve("classes" + without));
+        Path testCopy = copyWithout(testClasses, leftOut, dir.resolve("test-classes" + without));
+        assertTrue(Files.exists(mainCopy.resolve(NativeSelectorProvider.class.getName().replace('.', '/') + ".class")));
+        return String.join(File.pathSeparator, mainCopy.toString(), testCopy.toString());
+    }
+
+    private static Path copyWithout(Path classes, String leftOut, Path copy) throws Exception {
+        Path leftOutFolder = classes.resolve(leftOut);
         List<Path> sources;
-        try (Stream<Path> walk = Files.walk(mainClasses)) {
+        try (Stream<Path> walk = Files.walk(classes)) {
             sources = walk.filter(p -> !p.startsWith(leftOutFolder)).collect(Collectors.toList());
         }
         for (Path source : sources) {
-            Path target = copy.resolve(mainClasses.relativize(source).toString());
+            Path target = copy.resolve(classes.relativize(source).toString());
             if (Files.isDirectory(source)) {
                 Files.createDirectories(target);
             } else {
                 Files.copy(source, target);
             }
         }
-        assertTrue(Files.exists(copy.resolve(NativeSelectorProvider.class.getName().replace('.', '/') + ".class")));
         assertFalse(Files.exists(copy.resolve(leftOut)));
-        List<String> entries = new ArrayList<>(List.of(copy.toString(), testClasses.toString()));
-        return String.join(File.pathSeparator, entries);
+        return copy;
     }
 
     static String emptyDirectory(Path dir) throws Exception {

@@ -15,12 +15,17 @@ record Environment(Path serverJava, Path harnessJar, Path loadgen, Path cServer,
 
     private static final String SERVER_MAIN = "io.github.nativeselector.bench.server.ServerMain";
 
-    /** The command line of a server; the same JVM settings for every Java server. */
+    /**
+     * The command line of a server; the same JVM settings for every Java server, with the harness's
+     * own {@code java.library.path}, where scripts/bench-backends puts the test build of the native
+     * library (on Linux only it has the pollset backend).
+     */
     List<String> serverCommand(ServerSpec spec) {
         List<String> command = pinned(serverCpu);
         if (spec.isJava()) {
             command.addAll(List.of(serverJava.toString(), "--enable-native-access=ALL-UNNAMED",
-                    SelectorKind.JDK_POLL_JVM_FLAG, "-Xms1g", "-Xmx1g", "-cp", harnessJar.toString(), SERVER_MAIN));
+                    SelectorKind.JDK_POLL_JVM_FLAG, "-Djava.library.path=" + System.getProperty("java.library.path"),
+                    "-Xms1g", "-Xmx1g", "-cp", harnessJar.toString(), SERVER_MAIN));
         } else {
             command.add(cServer.toString());
         }
