@@ -356,21 +356,6 @@ static void pollset_backend_close(struct ns_backend *b)
     destroy(pollset_of(b));
 }
 
-static const char *pollset_backend_failure(enum ns_backend_call call, int err)
-{
-    (void)err;
-    switch (call) {
-    case NS_CALL_OPEN:
-        return "pollset backend: open";
-    case NS_CALL_APPLY:
-        return "pollset_ctl";
-    case NS_CALL_POLL:
-        return "pollset_poll";
-    default:
-        return "pollset backend: wakeup";
-    }
-}
-
 const struct ns_backend_ops ns_pollset_ops = {
     .name = "pollset",
     .applies_during_poll = 0,
@@ -379,5 +364,5 @@ const struct ns_backend_ops ns_pollset_ops = {
     .poll = pollset_backend_poll,
     .wakeup = pollset_backend_wakeup,
     .close = pollset_backend_close,
-    .failure = pollset_backend_failure,
+    .calls = { "pollset backend: open", "pollset_ctl", "pollset_poll", "pollset backend: wakeup" },
 };

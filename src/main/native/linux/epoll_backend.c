@@ -145,21 +145,6 @@ static void epoll_close(struct ns_backend *b)
     free(ep);
 }
 
-static const char *epoll_failure(enum ns_backend_call call, int err)
-{
-    (void)err;
-    switch (call) {
-    case NS_CALL_OPEN:
-        return "epoll backend: open";
-    case NS_CALL_POLL:
-        return "epoll_wait";
-    case NS_CALL_APPLY:
-        return "epoll_ctl";
-    default:
-        return "epoll backend: wakeup";
-    }
-}
-
 const struct ns_backend_ops ns_epoll_ops = {
     .name = "epoll",
     .applies_during_poll = 1,
@@ -168,5 +153,5 @@ const struct ns_backend_ops ns_epoll_ops = {
     .poll = epoll_poll,
     .wakeup = epoll_wakeup,
     .close = epoll_close,
-    .failure = epoll_failure,
+    .calls = { "epoll backend: open", "epoll_ctl", "epoll_wait", "epoll backend: wakeup" },
 };

@@ -121,9 +121,13 @@ static void uring_close(struct ns_backend *b)
     release(r);
 }
 
-/* Why io_uring could not start, in words a user can act on. */
-static const char *setup_failure(int err)
+/* Why io_uring could not start, or lost completions, in words a user can act on. */
+static const char *uring_explain(enum ns_backend_call call, int err)
 {
+    if (call == NS_CALL_POLL && err == EBADR)
+        return "io_uring: the kernel dropped completions";
+    if (call != NS_CALL_OPEN)
+        return NULL;
     switch (err) {
     case EPERM:
         return "io_uring is unavailable: io_uring_setup was refused (a seccomp profile, as container "
@@ -137,21 +141,7 @@ static const char *setup_failure(int err)
         return "io_uring ring could not be allocated: raise the locked-memory limit (ulimit -l, "
                "RLIMIT_MEMLOCK), which rings count against before Linux 5.12";
     default:
-        return "io_uring backend: open";
-    }
-}
-
-static const char *uring_failure(enum ns_backend_call call, int err)
-{
-    switch (call) {
-    case NS_CALL_OPEN:
-        return setup_failure(err);
-    case NS_CALL_APPLY:
-        return "io_uring: submitting registration changes";
-    case NS_CALL_POLL:
-        return err == EBADR ? "io_uring: the kernel dropped completions" : "io_uring_enter";
-    default:
-        return "io_uring backend: wakeup";
+        return NULL;
     }
 }
 
@@ -163,5 +153,7 @@ const struct ns_backend_ops ns_uring_ops = {
     .poll = uring_poll,
     .wakeup = uring_wakeup,
     .close = uring_close,
-    .failure = uring_failure,
+    .calls = { "io_uring backend: open", "io_uring: submitting registration changes", "io_uring_enter",
+               "io_uring backend: wakeup" },
+    .explain = uring_explain,
 };

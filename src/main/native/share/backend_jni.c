@@ -69,9 +69,10 @@ static const char *absence(const char *name)
     return NULL;
 }
 
-static void throw_failure(JNIEnv *env, struct ns_backend *b, enum ns_backend_call call, int err)
+static void throw_failure(JNIEnv *env, const struct ns_backend_ops *ops, enum ns_backend_call call, int err)
 {
-    ns_throw_io(env, err, b->ops->failure(call, err));
+    const char *explained = ops->explain != NULL ? ops->explain(call, err) : NULL;
+    ns_throw_io(env, err, explained != NULL ? explained : ops->calls[call]);
 }
 
 static jlong JNICALL backend_open(JNIEnv *env, jclass cls, jstring name, jint capacity)
@@ -100,7 +101,7 @@ static jlong JNICALL backend_open(JNIEnv *env, jclass cls, jstring name, jint ca
     struct ns_backend *b;
     int err = ops->open(capacity, &b);
     if (err < 0) {
-        ns_throw_io(env, -err, ops->failure(NS_CALL_OPEN, -err));
+        throw_failure(env, ops, NS_CALL_OPEN, -err);
         return 0;
     }
     return (jlong)(intptr_t)b;
@@ -120,7 +121,7 @@ static jint JNICALL backend_apply(JNIEnv *env, jclass cls, jlong handle, jlong c
     struct ns_backend *b = backend(handle);
     int calls = b->ops->apply(b, (struct ns_change *)(intptr_t)changes, count, sync);
     if (calls < 0) {
-        throw_failure(env, b, NS_CALL_APPLY, -calls);
+        throw_failure(env, b->ops, NS_CALL_APPLY, -calls);
         return 0;
     }
     return calls;
@@ -135,7 +136,7 @@ static jint JNICALL backend_poll(JNIEnv *env, jclass cls, jlong handle, jlong re
     if (n == -EINTR)
         return -1;
     if (n < 0) {
-        throw_failure(env, b, NS_CALL_POLL, -n);
+        throw_failure(env, b->ops, NS_CALL_POLL, -n);
         return 0;
     }
     return n;
@@ -147,7 +148,7 @@ static void JNICALL backend_wakeup(JNIEnv *env, jclass cls, jlong handle)
     struct ns_backend *b = backend(handle);
     int err = b->ops->wakeup(b);
     if (err < 0)
-        throw_failure(env, b, NS_CALL_WAKEUP, -err);
+        throw_failure(env, b->ops, NS_CALL_WAKEUP, -err);
 }
 
 static void JNICALL backend_close(JNIEnv *env, jclass cls, jlong handle)

@@ -17,7 +17,10 @@
  *            when no system call was made, or -EINTR when a signal ended the wait.
  *   wakeup   makes a poll in progress, or the next one, return with the wakeup record.
  *   close    releases the kernel object (every registration goes with it) and the backend.
- *   failure  words a user can act on for an errno of open, apply, poll or wakeup.
+ *
+ * What a backend declares about itself: its name, whether it applies during a poll, what each
+ * operation is called in an exception's message (`calls`), and, where an errno deserves words a
+ * user can act on, `explain`.
  *
  * Threads: callers serialise apply against close and poll against close; apply may run while
  * another thread polls only if applies_during_poll; wakeup may be called from any thread
@@ -30,8 +33,8 @@
 
 #include "ns_records.h"
 
-/* Which operation failed, for ns_backend_ops.failure. */
-enum ns_backend_call { NS_CALL_OPEN, NS_CALL_APPLY, NS_CALL_POLL, NS_CALL_WAKEUP };
+/* The operations that can fail, indexing ns_backend_ops.calls. */
+enum ns_backend_call { NS_CALL_OPEN, NS_CALL_APPLY, NS_CALL_POLL, NS_CALL_WAKEUP, NS_CALL_COUNT };
 
 struct ns_backend_ops;
 
@@ -48,7 +51,9 @@ struct ns_backend_ops {
     int (*poll)(struct ns_backend *b, struct ns_ready *ready, int capacity, int timeout_ms);
     int (*wakeup)(struct ns_backend *b);
     void (*close)(struct ns_backend *b);
-    const char *(*failure)(enum ns_backend_call call, int err);
+    const char *calls[NS_CALL_COUNT]; /* each operation, as a failure's message names it */
+    /* Better words for `err` of `call`, or NULL for calls[call]; NULL when a backend has none. */
+    const char *(*explain)(enum ns_backend_call call, int err);
 };
 
 /* The backends this library was built with, NULL-terminated: each platform's backends.c. */
