@@ -114,3 +114,13 @@ jint ns_jdk_channels_register(JNIEnv *env, const char *package)
         return JNI_ERR;
     return NS_REGISTER(env, package, "JdkChannels", jdk_channels_methods);
 }
+
+void ns_jdk_channels_release(JNIEnv *env)
+{
+    if (selchimpl != NULL)
+        (*env)->DeleteGlobalRef(env, selchimpl);
+    if (default_provider != NULL)
+        (*env)->DeleteGlobalRef(env, default_provider);
+    selchimpl = NULL;
+    default_provider = NULL;
+}

@@ -1,9 +1,17 @@
-/* Registers every native method of the library when the JVM loads it. */
+/*
+ * Registers every native method of the library when the JVM loads it, in the package its file
+ * name says (jni_package.c), and releases what registering took when the JVM unloads it (once the
+ * class loader that loaded it is gone).
+ */
+#include "jni_package.h"
 #include "ns_jni.h"
 
 #include <stdio.h>
+#ifdef __linux__
+#include <dlfcn.h>
+#endif
 
-#define PACKAGE "io/github/nativeselector/internal/"
+#define ORIGINAL_PACKAGE "io/github/nativeselector/internal/"
 
 jint ns_register_natives(JNIEnv *env, const char *package, const char *simple_name,
                          const JNINativeMethod *methods, int count)
@@ -20,16 +28,52 @@ jint ns_register_natives(JNIEnv *env, const char *package, const char *simple_na
     return (*env)->RegisterNatives(env, cls, methods, count) == 0 ? JNI_OK : JNI_ERR;
 }
 
+/*
+ * The package of this copy's Java classes. AIX's C library has no dladdr on every level this
+ * supports, so there the classes must keep their original package (no relocation).
+ */
+static jint loaded_package(JNIEnv *env, char *package, size_t size)
+{
+#ifdef __linux__
+    Dl_info info;
+    if (dladdr((void *)JNI_OnLoad, &info) == 0 || info.dli_fname == NULL) {
+        ns_throw(env, "java/lang/UnsatisfiedLinkError", "libnativeselector cannot find its own file (dladdr)");
+        return JNI_ERR;
+    }
+    if (ns_jni_package(info.dli_fname, package, size) != 0) {
+        char message[512];
+        snprintf(message, sizeof(message),
+                 "%s: not a name libnativeselector can take its package from (libnativeselector.so, or "
+                 "libnativeselector_<package, mangled as JNI mangles names>.so)", info.dli_fname);
+        ns_throw(env, "java/lang/UnsatisfiedLinkError", message);
+        return JNI_ERR;
+    }
+#else
+    snprintf(package, size, "%s", ORIGINAL_PACKAGE);
+#endif
+    return JNI_OK;
+}
+
 JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved)
 {
     (void)reserved;
     JNIEnv *env;
+    char package[256];
     if ((*vm)->GetEnv(vm, (void **)&env, JNI_VERSION_1_8) != JNI_OK)
         return JNI_ERR;
-    if (ns_jdk_channels_register(env, PACKAGE) != JNI_OK
-        || ns_off_heap_register(env, PACKAGE) != JNI_OK
-        || ns_errno_register(env, PACKAGE) != JNI_OK
-        || ns_backend_register(env, PACKAGE) != JNI_OK)
+    if (loaded_package(env, package, sizeof(package)) != JNI_OK
+        || ns_jdk_channels_register(env, package) != JNI_OK
+        || ns_off_heap_register(env, package) != JNI_OK
+        || ns_errno_register(env, package) != JNI_OK
+        || ns_backend_register(env, package) != JNI_OK)
         return JNI_ERR;
     return JNI_VERSION_1_8;
+}
+
+JNIEXPORT void JNICALL JNI_OnUnload(JavaVM *vm, void *reserved)
+{
+    (void)reserved;
+    JNIEnv *env;
+    if ((*vm)->GetEnv(vm, (void **)&env, JNI_VERSION_1_8) == JNI_OK)
+        ns_jdk_channels_release(env);
 }

@@ -33,4 +33,7 @@ jint ns_jdk_channels_register(JNIEnv *env, const char *package); /* jdk_channels
 jint ns_errno_register(JNIEnv *env, const char *package);        /* errors.c: Errno */
 jint ns_off_heap_register(JNIEnv *env, const char *package);     /* off_heap.c: OffHeap */
 
+/* Frees the global references ns_jdk_channels_register took. */
+void ns_jdk_channels_release(JNIEnv *env);
+
 #endif

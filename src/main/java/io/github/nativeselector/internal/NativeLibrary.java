@@ -49,6 +49,11 @@ import java.util.Set;
  * directory is this user's and owner-only. After that no other user can change what the path names
  * before it is loaded, and the file's content is compared with the jar's (SHA-256).
  *
+ * <p>A jar whose classes were relocated (shaded) loads the library under a name that carries this
+ * class's package, {@code libnativeselector_<package, mangled as JNI mangles names>.so}, from which
+ * {@code JNI_OnLoad} learns where to register its natives ({@code share/jni_package.c}): the
+ * jar's copy is extracted under that name, and a copy on {@code java.library.path} must bear it.
+ *
  * <p>Locking: the static fields are guarded by the class's monitor.
  */
 public final class NativeLibrary {
@@ -56,7 +61,13 @@ public final class NativeLibrary {
     /** Where to extract the library instead of {@code java.io.tmpdir}. */
     public static final String TMPDIR_PROPERTY = "nativeselector.tmpdir";
 
+    /** The library's name in the jar, and its name as loaded while this package is the original one. */
     private static final String NAME = "nativeselector";
+    /**
+     * This class's package as built. Written in pieces because a shading tool rewrites every
+     * literal that names a relocated package, and this one must keep the original.
+     */
+    private static final String ORIGINAL_PACKAGE = String.join(".", "io", "github", "nativeselector", "internal");
     /** Every {@code <os>-<arch>} folder a build of this library can fill. */
     private static final List<String> BUILDABLE_PLATFORMS = List.of("linux-x86_64", "linux-aarch64", "aix-ppc64");
     private static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rwx------");
@@ -147,8 +158,8 @@ public final class NativeLibrary {
     }
 
     /** The library in the first {@code java.library.path} folder that has one, as the JDK searches it. */
-    private static Optional<Path> onLibraryPath() {
-        String fileName = System.mapLibraryName(NAME);
+    private static Optional<Path> onLibraryPath() throws IOException {
+        String fileName = loadedFileName();
         for (String folder : System.getProperty("java.library.path", "").split(File.pathSeparator)) {
             try {
                 Path candidate = Paths.get(folder.isEmpty() ? "." : folder, fileName).toAbsolutePath();
@@ -172,7 +183,7 @@ public final class NativeLibrary {
                     + " is missing); it has: " + (carriedPlatforms().isEmpty() ? "none" : String.join(", ", carriedPlatforms())));
         }
         Path directory = createExtractionDirectory();
-        Path file = directory.resolve(fileName);
+        Path file = directory.resolve(loadedFileName());
         try {
             byte[] expected;
             try (InputStream in = url.openStream()) {
@@ -192,6 +203,27 @@ public final class NativeLibrary {
         }
     }
 
+    /** The file name this copy of the classes loads the library under (the class comment says why). */
+    private static String loadedFileName() throws IOException {
+        return fileNameFor(NativeLibrary.class.getPackageName());
+    }
+
+    /**
+     * {@code libnativeselector.so} for the original package; for another, the name with the
+     * package JNI-mangled after an underscore ('.' as "_", '_' as "_1"), so that each package has
+     * one name and the C side can read it back.
+     */
+    static String fileNameFor(String packageName) throws IOException {
+        if (packageName.equals(ORIGINAL_PACKAGE)) {
+            return System.mapLibraryName(NAME);
+        }
+        if (!packageName.matches("[A-Za-z0-9_]+(\\.[A-Za-z0-9_]+)*")) {
+            throw new IOException("cannot load the native library for classes relocated to " + packageName
+                    + ": its name would carry only letters, digits, '_' and '.'");
+        }
+        return System.mapLibraryName(NAME + "_" + packageName.replace("_", "_1").replace('.', '_'));
+    }
+
     /** A new owner-only directory under the real path of the extraction root. */
     private static Path createExtractionDirectory() throws IOException {
         Path root = extractionRoot();
@@ -205,7 +237,7 @@ public final class NativeLibrary {
                             ? ((FileSystemException) e).getReason() : e.toString();
             throw new IOException("cannot extract the native library into " + root + ": " + why + "; set -D"
                     + TMPDIR_PROPERTY + " to a directory where it may be written and loaded, or put "
-                    + System.mapLibraryName(NAME) + " on java.library.path", e);
+                    + loadedFileName() + " on java.library.path", e);
         }
     }
 
