@@ -38,10 +38,10 @@
 #include <time.h>
 
 /*
- * user_data of a poll removal or update: this bit, which no key's token has (ns_records.h), and
+ * user_data of a poll removal or update: the bit no key's token has (NS_BACKEND_TOKEN_BIT), and
  * the slot of the poll it is about.
  */
-#define CONTROL_BIT (UINT64_C(1) << 63)
+#define CONTROL_BIT NS_BACKEND_TOKEN_BIT
 
 struct registration {
     uint64_t token;
