@@ -1,3 +1,5 @@
+# Copyright 2026 The native-selector Authors
+# SPDX-License-Identifier: Apache-2.0
 # Cross-compiles for linux-aarch64 with Debian's cross toolchain (gcc-aarch64-linux-gnu,
 # libc6-dev-arm64-cross). The JNI headers stay the building JDK's: jni.h and include/linux/jni_md.h
 # are the same for every 64-bit Linux. Tests run under qemu-user when it is installed.

@@ -1,3 +1,5 @@
+# Copyright 2026 The native-selector Authors
+# SPDX-License-Identifier: Apache-2.0
 # Shared by the project's scripts: what they need from the machine, and which JDKs it has.
 
 # require TOOL...: each tool must be on PATH; as root, missing ones are installed from Debian's

@@ -1,4 +1,9 @@
 /*
+ * Copyright 2026 The native-selector Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+/*
  * What the load generator and the C server share: the request/reply protocol, errors, time.
  *
  * The protocol, spoken by every server the harness measures:

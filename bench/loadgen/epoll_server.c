@@ -1,4 +1,9 @@
 /*
+ * Copyright 2026 The native-selector Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+/*
  * epoll_server: the protocol of common.h served by one thread on level-triggered epoll, in C:
  * what the Java servers are measured against, the cost of the work without a JVM.
  *

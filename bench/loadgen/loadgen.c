@@ -1,4 +1,9 @@
 /*
+ * Copyright 2026 The native-selector Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+/*
  * loadgen: a closed-loop TCP load generator on epoll, speaking the protocol of common.h.
  *
  * Two modes:

@@ -1,4 +1,9 @@
 /*
+ * Copyright 2026 The native-selector Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+/*
  * mechanisms: which io_uring readiness mechanism should a level-triggered java.nio Selector use?
  *
  * The same tiny "selector" (queue changes, apply them as one batch, wait, report ready

@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The native-selector Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 /**
  * A drop-in {@link java.nio.channels.spi.SelectorProvider} whose selectors run on the kernel's
  * scalable readiness interfaces. Only {@code io.github.nativeselector} is exported; the

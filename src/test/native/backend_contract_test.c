@@ -1,4 +1,9 @@
 /*
+ * Copyright 2026 The native-selector Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+/*
  * The contract every backend keeps (ns_backend.h), tested through one backend's ops table:
  * NS_CONTRACT_OPS, which CMakeLists.txt names when it builds this file once per backend
  * (ctest backend_contract_<name>). What only one backend does, and how many system calls it

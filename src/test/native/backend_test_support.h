@@ -1,4 +1,9 @@
 /*
+ * Copyright 2026 The native-selector Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+/*
  * What the C tests of the backends share on top of test_support.h: calling a backend through its
  * ops table (every backend's state starts with it, ns_backend.h), polls whose records are checked,
  * the expectations built on them, and whether io_uring can be tested here at all.

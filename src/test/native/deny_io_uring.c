@@ -1,4 +1,9 @@
 /*
+ * Copyright 2026 The native-selector Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+/*
  * deny_io_uring PROGRAM [ARGS...]: runs PROGRAM as a container's default seccomp profile would,
  * as far as io_uring goes: io_uring_setup, io_uring_enter and io_uring_register fail with EPERM,
  * every other system call is allowed. The filter is inherited across execve and by every thread

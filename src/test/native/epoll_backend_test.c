@@ -1,4 +1,9 @@
 /*
+ * Copyright 2026 The native-selector Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+/*
  * What only the epoll backend does (linux/epoll_backend.h): one epoll_ctl per change, ADD of a
  * present fd turned into MOD and MOD of an absent one into ADD, and the private epoll_event
  * array that bounds a poll. What every backend does is tested by backend_contract_test.c.

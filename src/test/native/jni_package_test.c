@@ -1,4 +1,9 @@
 /*
+ * Copyright 2026 The native-selector Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+/*
  * Tests of the package a library file's name carries (src/main/native/share/jni_package.h), as
  * NativeLibrary.java names the file: libnativeselector.so, or libnativeselector_<mangled>.so.
  */

@@ -1,4 +1,9 @@
 /*
+ * Copyright 2026 The native-selector Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+/*
  * library_load_test LIBRARY: the JNI library links and loads on this system as the JVM loads it
  * (dlopen, every symbol bound now), exports JNI_OnLoad, and keeps the backends' functions hidden.
  * Its point is the cross-built library: under qemu-user it is loaded by the target's C library.

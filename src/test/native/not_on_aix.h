@@ -1,4 +1,9 @@
 /*
+ * Copyright 2026 The native-selector Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+/*
  * Forced ahead of the C tests that also build on AIX (-include, CMakeLists.txt), when they are
  * built on Linux: names the C library has here and AIX's has not become errors at their first use,
  * so such a slip shows on Linux and not first on an AIX machine. glibc declares MSG_DONTWAIT as an

@@ -1,4 +1,9 @@
 /*
+ * Copyright 2026 The native-selector Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+/*
  * What only the pollset backend does (src/main/native/aix/pollset_backend.h): how it plans a
  * batch from what the kernel's set holds (PS_ADD, PS_MOD, PS_DELETE + PS_ADD, or nothing), one
  * pollset_ctl per batch, and what a refused element does to the rest. What every backend does is

@@ -1,4 +1,9 @@
 /*
+ * Copyright 2026 The native-selector Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+/*
  * Tests of the AIX pollset API as pollset-on-linux/ implements it: one static function per
  * behaviour that <sys/pollset.h> documents, quirks included. Prints "N passed, M failed".
  */

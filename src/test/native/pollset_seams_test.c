@@ -1,4 +1,9 @@
 /*
+ * Copyright 2026 The native-selector Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+/*
  * The pollset backend (src/main/native/aix/pollset_backend.h) with the calls it makes answering
  * as a test says, on Linux through pollset-on-linux/. Linked with --wrap for malloc, calloc,
  * realloc and pollset_ctl (CMakeLists.txt), which puts the test between the backend, the pollset

@@ -1,4 +1,9 @@
 /*
+ * Copyright 2026 The native-selector Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+/*
  * What the C tests of the backends share: CHECK, fd and socket helpers, tokens, and the runner.
  * Each test is a void function; run_tests prints "N passed, M failed" (tests, not checks).
  */

@@ -1,4 +1,9 @@
 /*
+ * Copyright 2026 The native-selector Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+/*
  * What only the io_uring backend does (linux/uring_backend.h), one static function per documented
  * behaviour: changes left for the poll to submit, completions that waited in the ring or were set
  * aside, polls armed again, what a refused submission leaves, slots and generations, polls owned

@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The native-selector Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 /* The backends of an AIX build. */
 #include "pollset_backend.h"
 

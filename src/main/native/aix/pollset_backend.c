@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The native-selector Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 /* In 32-bit builds AIX's <sys/poll.h> renames struct pollfd's events and revents by macro,
    which would rename the fields of the same names in ns_records.h as well. */
 #if defined(_AIX) && !defined(__64BIT__)

@@ -1,4 +1,9 @@
 /*
+ * Copyright 2026 The native-selector Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+/*
  * The pollset backend (AIX; ns_pollset_ops, as ns_backend.h describes every backend): the whole story.
  *
  *   open     pollset_create(-1), a non-blocking close-on-exec pipe for wakeups whose

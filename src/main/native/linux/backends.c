@@ -1,4 +1,9 @@
 /*
+ * Copyright 2026 The native-selector Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+/*
  * The backends of a Linux build. The test build (NS_POLLSET_ON_LINUX, CMakeLists.txt) adds AIX's
  * pollset over its poll(2) emulation, so that the Java suite runs the AIX backend here; the
  * shipped library names it only to say where it is.

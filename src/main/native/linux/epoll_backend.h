@@ -1,4 +1,9 @@
 /*
+ * Copyright 2026 The native-selector Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+/*
  * The epoll backend (ns_epoll_ops, as ns_backend.h describes every backend): the whole story.
  *
  *   open     epoll_create1(EPOLL_CLOEXEC) plus a non-blocking eventfd for wakeups,

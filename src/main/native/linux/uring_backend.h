@@ -1,4 +1,9 @@
 /*
+ * Copyright 2026 The native-selector Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+/*
  * The io_uring backend (ns_uring_ops, as ns_backend.h describes every backend): the whole story.
  *
  * Readiness comes from one-shot IORING_OP_POLL_ADD requests, one per registered fd, whose

@@ -1,4 +1,9 @@
 /*
+ * Copyright 2026 The native-selector Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+/*
  * What the io_uring backend's files share; uring_backend.h tells what the backend does. The files:
  *
  *   uring_ring.c            the ring: setup, mapping, entries, io_uring_enter (uring_ring.h).

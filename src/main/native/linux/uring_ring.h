@@ -1,4 +1,9 @@
 /*
+ * Copyright 2026 The native-selector Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+/*
  * The io_uring instance itself: the submission and completion rings the kernel shares with this
  * process, and the system calls that set them up and move entries through them. Nothing here
  * knows what a request means; the backend's other files build on these calls.

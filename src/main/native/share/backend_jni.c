@@ -1,4 +1,9 @@
 /*
+ * Copyright 2026 The native-selector Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+/*
  * The face of NativeBackend.java: each function calls one operation of a backend (ns_backend.h)
  * and turns its errno into an IOException worded by the backend; one more gives Java the values
  * of ns_records.h to check its own against.

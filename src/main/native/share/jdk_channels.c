@@ -1,4 +1,9 @@
 /*
+ * Copyright 2026 The native-selector Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+/*
  * The JDK's channels, reached without --add-exports: JNI applies no module checks.
  * sun.nio.ch.SelChImpl is the interface every selectable JDK channel implements; its fd
  * and kill() are what a selector needs. DefaultSelectorProvider.get() is the built-in

@@ -1,4 +1,9 @@
 /*
+ * Copyright 2026 The native-selector Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+/*
  * Registers every native method of the library when the JVM loads it, in the package its file
  * name says (jni_package.c), and releases what registering took when the JVM unloads it (once the
  * class loader that loaded it is gone).

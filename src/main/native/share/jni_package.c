@@ -1,4 +1,9 @@
 /*
+ * Copyright 2026 The native-selector Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+/*
  * The internal package the library registers its natives in, read from the library's own file
  * name, so that a jar whose classes were relocated (shaded) finds its natives.
  *

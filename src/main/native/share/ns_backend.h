@@ -1,4 +1,9 @@
 /*
+ * Copyright 2026 The native-selector Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+/*
  * A backend: one kernel readiness mechanism behind one table of operations, which the JNI face
  * (backend_jni.c) and the C tests call and nothing else does.
  *

@@ -1,4 +1,9 @@
 /*
+ * Copyright 2026 The native-selector Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+/*
  * JNI glue shared by every part of the library.
  *
  * Each C file that Java calls keeps its table of native methods beside the functions it names

@@ -1,4 +1,9 @@
 /*
+ * Copyright 2026 The native-selector Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+/*
  * Everything the Java classes and the library must agree on, in one place: the records they
  * exchange through off-heap memory, the op codes and event bits in them, the tokens no key has,
  * and the flag in a poll's result.

@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The native-selector Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 /* The face of OffHeap.java: where a direct buffer's memory is, for Java to pass back to C. */
 #include "ns_jni.h"
 

@@ -1,4 +1,9 @@
 /*
+ * Copyright 2026 The native-selector Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+/*
  * AIX's pollset API over Linux's poll(2); include/sys/pollset.h tells what it promises.
  *
  * A set is an array of members plus an fd-indexed table of their positions. Each set has a

@@ -1,4 +1,9 @@
 /*
+ * Copyright 2026 The native-selector Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+/*
  * AIX's <sys/poll.h>, for building AIX code on Linux: struct pollfd with AIX's POLL* bit
  * values, which differ from Linux's (POLLOUT is 0x0002 here, POLLHUP 0x2000, POLLERR 0x4000,
  * POLLNVAL 0x8000). Only pollset.c, the implementation beside it, knows Linux's values.

@@ -1,4 +1,9 @@
 /*
+ * Copyright 2026 The native-selector Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+/*
  * AIX's <sys/pollset.h>, implemented for Linux by pollset.c over poll(2), so that code written
  * for AIX's pollset API builds and runs unchanged on Linux. It keeps the behaviour AIX documents
  * (pollset_create(3), pollset_ctl(3), pollset_poll(3), pollset_query(3)), quirks included:

@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The native-selector Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.github.nativeselector.install;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The native-selector Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 /* A libnativeselector.so left over from another build: its JNI_OnLoad refuses to load. */
 #include <jni.h>
 

@@ -1,4 +1,9 @@
 /*
+ * Copyright 2026 The native-selector Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+/*
  * A libnativeselector.so from an older version: it registers a native method the Java class no
  * longer declares, so RegisterNatives leaves a NoSuchMethodError pending when JNI_OnLoad returns.
  */

@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The native-selector Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.github.nativeselector.bench.harness;
 
 import java.io.PrintStream;

@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The native-selector Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.github.nativeselector.bench.harness;
 
 /** A run that cannot give figures; {@link #status()} is what the results say instead. */

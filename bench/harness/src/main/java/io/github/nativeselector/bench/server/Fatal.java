@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The native-selector Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.github.nativeselector.bench.server;
 
 /** A server thread that fails ends the process: a run must never be measured on a half-dead server. */
