@@ -48,6 +48,13 @@ final class ChangeQueue {
     /** The keys a flush is sending, so that keys it hands back queue up for the next flush. */
     private NativeSelectionKey[] flushing;
     private int size;
+    /**
+     * Whether a flush has anything to do: set under the lock with each key queued and each failure
+     * kept, cleared by {@link #flush}. {@link #flushBeforePoll} reads it without the lock, so a
+     * select with nothing queued takes no lock; a key queued during that read is a change made
+     * during the select, which the next select applies.
+     */
+    private volatile boolean work;
     private boolean polling;
     private boolean handedOff;
     private boolean closed;
@@ -106,9 +113,14 @@ final class ChangeQueue {
      * {@link #pollEnded}, a backend that cannot apply during a poll gets a flush at the threshold
      * handed to the selector thread.
      */
-    synchronized void flushBeforePoll() throws IOException {
-        flush();
-        polling = handOffDuringPoll;
+    void flushBeforePoll() throws IOException {
+        if (!work && !handOffDuringPoll) {
+            return;
+        }
+        synchronized (this) {
+            flush();
+            polling = handOffDuringPoll;
+        }
     }
 
     /**
@@ -132,6 +144,7 @@ final class ChangeQueue {
      * at the threshold on another thread since the last call.
      */
     synchronized void flush() throws IOException {
+        work = false;
         IOException failure = deferredFailure;
         deferredFailure = null;
         if (size > 0) {
@@ -186,6 +199,7 @@ final class ChangeQueue {
     }
 
     private void enqueue(NativeSelectionKey key) {
+        work = true;
         key.queued = true;
         if (size == pending.length) {
             pending = Arrays.copyOf(pending, size * 2);
@@ -197,6 +211,7 @@ final class ChangeQueue {
     private void deferFailure(IOException e) {
         if (deferredFailure == null) {
             deferredFailure = e;
+            work = true;
         }
     }
 

@@ -22,8 +22,27 @@ final class JdkChannels {
     /** {@code sun.nio.ch.DefaultSelectorProvider.get()}. */
     static native SelectorProvider builtInProvider();
 
+    /** How each class's channels give their fd ({@link #fdAccess}), asked once per class. */
+    private static final ClassValue<Integer> FD_ACCESS = new ClassValue<>() {
+        @Override
+        protected Integer computeValue(Class<?> type) {
+            return fdAccess(type);
+        }
+    };
+
     /** The channel's fd, or -1 when it is not one of the JDK's selectable channels. */
-    static native int fd(Object channel);
+    static int fd(Object channel) {
+        return fd(channel, FD_ACCESS.get(channel.getClass()));
+    }
+
+    /**
+     * The fd of a channel whose class {@link #fdAccess} answered {@code access} for: read from the
+     * JDK's field where it has one, else asked of {@code SelChImpl.getFDVal()}.
+     */
+    private static native int fd(Object channel, int access);
+
+    /** How channels of this class give their fd, for {@link #fd(Object, int)}. */
+    private static native int fdAccess(Class<?> type);
 
     /** Finishes closing a channel that is closed and no longer registered: releases its fd. */
     static native void kill(Object channel) throws java.io.IOException;

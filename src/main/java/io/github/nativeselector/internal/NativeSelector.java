@@ -104,7 +104,10 @@ public final class NativeSelector extends AbstractSelector {
         }
         ensureOpen();
         NativeSelectionKey key = new NativeSelectionKey(this, channel, fd);
-        key.attach(attachment);
+        if (attachment != null) {
+            // attach() is an atomic exchange: a new key's null attachment needs none.
+            key.attach(attachment);
+        }
         table.add(key);
         keys.add(key);
         if (!isOpen()) {
