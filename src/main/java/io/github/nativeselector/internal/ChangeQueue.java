@@ -159,11 +159,13 @@ final class ChangeQueue {
      * Removes cancelled keys from the kernel, synchronously: their channels' fds may be closed
      * as soon as this returns, for the keys it took out ({@link NativeSelectionKey#isOutOfKernel}).
      * Every removal is tried, whatever others do. Their entries in the queue are dropped at the
-     * next flush.
+     * next flush. With {@code withQueued} (the selector before it polls), the queued changes go
+     * in the same batch, after the removals, so a select that has both makes one kernel call
+     * where the backend batches; a failure of theirs is returned as a flush's would be thrown.
      *
      * @return the first failure, or null when every key is out of the kernel
      */
-    synchronized IOException removeFromKernel(List<NativeSelectionKey> cancelled) {
+    synchronized IOException removeFromKernel(List<NativeSelectionKey> cancelled, boolean withQueued) {
         if (closed) {
             return null;
         }
@@ -173,6 +175,9 @@ final class ChangeQueue {
             if (!key.isOutOfKernel()) {
                 failure = firstOf(failure, addToBatch(key, ChangeBatch.OP_DEL, 0, true));
             }
+        }
+        if (withQueued) {
+            failure = firstOf(failure, addQueued(true));
         }
         return firstOf(failure, batch.apply(backend, counters, true, this));
     }
@@ -222,6 +227,15 @@ final class ChangeQueue {
      * @return the first failure, or null
      */
     private IOException flushPending(boolean sync) {
+        IOException failure = addQueued(sync);
+        return firstOf(failure, batch.apply(backend, counters, sync, this));
+    }
+
+    /**
+     * Moves every queued key's change into the batch (applying it whenever it fills), leaving
+     * the last of them there for the caller to apply; returns the first failure.
+     */
+    private IOException addQueued(boolean sync) {
         NativeSelectionKey[] keys = pending;
         int count = size;
         pending = flushing;
@@ -243,7 +257,7 @@ final class ChangeQueue {
                 failure = firstOf(failure, addToBatch(key, op, events, sync));
             }
         }
-        return firstOf(failure, batch.apply(backend, counters, sync, this));
+        return failure;
     }
 
     /** Adds a change to the batch, applying the batch first when it is full; returns that failure. */

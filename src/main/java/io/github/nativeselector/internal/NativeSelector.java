@@ -225,7 +225,7 @@ public final class NativeSelector extends AbstractSelector {
     }
 
     private int doSelect(Consumer<SelectionKey> action, long timeout) throws IOException {
-        processCancelledKeys();
+        processCancelledKeys(true);
         boolean blocking = timeout != 0;
         int count;
         if (blocking) {
@@ -238,7 +238,7 @@ public final class NativeSelector extends AbstractSelector {
                 end();
             }
         }
-        processCancelledKeys();
+        processCancelledKeys(false);
         return processReadyEvents(count, action);
     }
 
@@ -349,8 +349,11 @@ public final class NativeSelector extends AbstractSelector {
      * batch, then out of the key sets, then the channel's fd is released if the channel was
      * closed and this was its last registration. A key the kernel could not drop stays
      * registered, its channel's fd open, and its removal is tried again by the next select.
+     *
+     * @param beforePoll whether the select has yet to poll: the queued changes then reach the
+     *     kernel in the removals' batch
      */
-    private void processCancelledKeys() throws IOException {
+    private void processCancelledKeys(boolean beforePoll) throws IOException {
         Set<SelectionKey> cancelledKeys = cancelledKeys();
         synchronized (cancelledKeys) {
             if (cancelledKeys.isEmpty() && cancelled.isEmpty()) {
@@ -361,7 +364,7 @@ public final class NativeSelector extends AbstractSelector {
             }
             cancelledKeys.clear();
         }
-        IOException removalFailure = changes.removeFromKernel(cancelled);
+        IOException removalFailure = changes.removeFromKernel(cancelled, beforePoll);
         int kept = 0;
         for (int i = 0; i < cancelled.size(); i++) {
             NativeSelectionKey key = cancelled.get(i);
