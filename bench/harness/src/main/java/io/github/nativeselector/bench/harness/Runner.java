@@ -110,7 +110,7 @@ final class Runner {
 
     private RunRecord measure(String experiment, int round, ServerSpec spec, Workload workload, ServerProcess server,
             Path log, double warmupSeconds) throws IOException {
-        long[] ticks = new long[2];
+        CpuTime[] cpu = new CpuTime[2];
         List<Map<String, String>> counters = new ArrayList<>();
         LoadGenerator.Result result;
         try {
@@ -118,13 +118,13 @@ final class Runner {
                     log, new LoadGenerator.Window() {
                         @Override
                         public void opened() throws IOException, RunFailure {
-                            ticks[0] = server.cpuTicks();
+                            cpu[0] = server.cpuTime();
                             counters.add(server.counters());
                         }
 
                         @Override
                         public void closed() throws IOException, RunFailure {
-                            ticks[1] = server.cpuTicks();
+                            cpu[1] = server.cpuTime();
                             counters.add(server.counters());
                         }
                     });
@@ -144,9 +144,9 @@ final class Runner {
             // Served, but nothing finished inside a window too short for this machine: no figures, no failure.
             return RunRecord.withoutFigures(experiment, round, spec, workload, "no request in the measured window");
         }
-        double cpuSeconds = (ticks[1] - ticks[0]) / (double) ClockTicks.PER_SECOND;
-        return new RunRecord(experiment, round, spec, workload, RunRecord.OK, server.backend(), result, cpuSeconds,
-                difference(counters.get(0), counters.get(1)));
+        CpuTime used = cpu[1].since(cpu[0]);
+        return new RunRecord(experiment, round, spec, workload, RunRecord.OK, server.backend(), result,
+                used.userSeconds(), used.systemSeconds(), difference(counters.get(0), counters.get(1)));
     }
 
     private static Map<String, Long> difference(Map<String, String> before, Map<String, String> after) {
