@@ -117,12 +117,12 @@ public final class Harness {
         ByteArrayOutputStream text = new ByteArrayOutputStream();
         try (PrintStream table = new PrintStream(text, true, StandardCharsets.UTF_8)) {
             table.println(heading);
-            table.println("  medians over the rounds; vs jdk: the median over the rounds of the figure divided by nio-jdk's"
-                    + " (the JDK's epoll selector under the same server) in the same round, experiment, workload and"
-                    + " selector threads;");
-            table.println("  user us, sys us: the server's user and system CPU per request; by round: each round's ratio,"
-                    + " then their range; kcalls/ms: system calls for registration changes per ms; chg/kcall: changes"
-                    + " per such call;");
+            table.println("  medians over the rounds; vs jdk: the median over the rounds of the figure divided by the"
+                    + " reference's in the same round: nio-jdk (nio-jdk-consumer for a -consumer server), the JDK's");
+            table.println("  epoll selector under the same server, in the same experiment, workload and selector threads;"
+                    + " by round: each round's ratio, then their range;");
+            table.println("  user us, sys us: the server's user and system CPU per request; kcalls/ms: system calls for"
+                    + " registration changes per ms; chg/kcall: changes per such call;");
             table.println("  rounds: rounds that succeeded / rounds run; flag: R, C (explained under the table)");
             Summary.print(rows, experiments, table);
         }

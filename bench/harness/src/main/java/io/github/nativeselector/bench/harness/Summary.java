@@ -21,8 +21,9 @@ import java.util.function.Function;
 /**
  * The runs reduced to one row per experiment, server configuration and workload: the median of
  * each figure over the rounds that succeeded, and the ratios against the JDK's epoll selector
- * under the same server, measured in the same run (same experiment, workload and number of
- * selector threads; one thread for the thread-per-connection servers). A ratio is the median of
+ * under the same server, taking its ready keys the same way ({@link ServerSpec#referenceLabel}),
+ * measured in the same run (same experiment, workload and number of selector threads; one thread
+ * for the thread-per-connection servers). A ratio is the median of
  * the rounds' paired ratios ({@link PairedRatio}), not the ratio of the two medians.
  */
 final class Summary {
@@ -159,7 +160,7 @@ final class Summary {
             return ok() ? Spread.of(okRuns.stream().map(RunRecord::cpuMicrosPerRequest).toList()) : null;
         }
 
-        /** Whether the server's own CPU per request differs by more than {@link #CPU_STEADINESS} times between rounds. */
+        /** Whether the server's own CPU per request differs more than {@link #CPU_STEADINESS} times between rounds. */
         boolean cpuUnsteady() {
             Spread cpu = cpuOverRounds();
             return cpu != null && cpu.max() > CPU_STEADINESS * cpu.min();
@@ -205,14 +206,14 @@ final class Summary {
     }
 
     private static String referenceKey(Row row, int threads) {
-        return row.experiment() + "|nio-jdk|" + threads + "|0|" + row.workload().label();
+        return row.experiment() + "|" + row.server().referenceLabel() + "|" + threads + "|0|" + row.workload().label();
     }
 
     private static Row reduce(List<RunRecord> group) {
         RunRecord first = group.get(0);
         List<RunRecord> ok = group.stream().filter(RunRecord::ok).toList();
-        return new Row(first.experiment(), first.server(), first.workload(), ok.isEmpty() ? first.status() : RunRecord.OK,
-                group.size(), ok, null);
+        String status = ok.isEmpty() ? first.status() : RunRecord.OK;
+        return new Row(first.experiment(), first.server(), first.workload(), status, group.size(), ok, null);
     }
 
     /** The median of the values that exist; null when none does. */
