@@ -123,6 +123,8 @@ public final class Harness {
                     + " by round: each round's ratio, then their range;");
             table.println("  user us, sys us: the server's user and system CPU per request; kcalls/ms: system calls for"
                     + " registration changes per ms; chg/kcall: changes per such call;");
+            table.println("  kcalls/conn (connection churn only): system calls for registration changes per connection"
+                    + " served;");
             table.println("  rounds: rounds that succeeded / rounds run; flag: R, C (explained under the table)");
             Summary.print(rows, experiments, table);
         }

@@ -31,7 +31,7 @@ record RunRecord(String experiment, int round, ServerSpec server, Workload workl
                 "requests", "seconds", "requests_per_s", "cpu_us_per_request", "user_cpu_us_per_request",
                 "system_cpu_us_per_request", "server_cpu_percent", "p50_us", "p99_us", "errors"));
         h.addAll(SelectorStatsFields.NAMES);
-        h.addAll(List.of("kernel_calls_per_ms", "changes_per_kernel_call"));
+        h.addAll(List.of("kernel_calls_per_ms", "changes_per_kernel_call", "kernel_calls_per_connection"));
         return List.copyOf(h);
     }
 
@@ -108,6 +108,16 @@ record RunRecord(String experiment, int round, ServerSpec server, Workload workl
         return calls == null || changes == null || calls == 0 ? null : changes / (double) calls;
     }
 
+    /**
+     * Under connection churn, system calls for registration changes per connection served (a
+     * request completed in the window is a connection served; those still open when it closes
+     * are left out); null for other loads and servers without counters.
+     */
+    Double kernelCallsPerConnection() {
+        Long calls = counters.get("kernel_calls_for_changes");
+        return calls == null || !workload.isChurn() ? null : calls / (double) load.requests();
+    }
+
     List<String> csvFields() {
         List<String> f = new ArrayList<>(List.of(experiment, Integer.toString(round), server.label(),
                 server.selectorColumn(), server.threadsColumn(), server.threshold() > 0 ? Integer.toString(server.threshold()) : "",
@@ -131,6 +141,7 @@ record RunRecord(String experiment, int round, ServerSpec server, Workload workl
         }
         f.add(Csv.number(kernelCallsPerMillisecond(), 3));
         f.add(Csv.number(changesPerKernelCall(), 2));
+        f.add(Csv.number(kernelCallsPerConnection(), 3));
         return f;
     }
 }

@@ -103,6 +103,10 @@ final class Summary {
             return median(okRuns, RunRecord::changesPerKernelCall);
         }
 
+        Double kernelCallsPerConnection() {
+            return median(okRuns, RunRecord::kernelCallsPerConnection);
+        }
+
         /** The median of each selector counter the runs have. */
         Map<String, Double> counters() {
             Map<String, Double> counters = new LinkedHashMap<>();
@@ -238,7 +242,8 @@ final class Summary {
         }
         h.add("errors");
         h.addAll(SelectorStatsFields.NAMES);
-        h.addAll(List.of("kernel_calls_per_ms", "changes_per_kernel_call", "flags", "reference"));
+        h.addAll(List.of("kernel_calls_per_ms", "changes_per_kernel_call", "kernel_calls_per_connection", "flags",
+                "reference"));
         return List.copyOf(h);
     }
 
@@ -273,6 +278,7 @@ final class Summary {
             }
             f.add(Csv.number(r.kernelCallsPerMs(), 3));
             f.add(Csv.number(r.changesPerKernelCall(), 2));
+            f.add(Csv.number(r.kernelCallsPerConnection(), 3));
             f.add(String.join(" ", flagNames(r)));
             f.add(r.reference() == null ? "" : r.reference().server().label() + " x" + r.reference().server().threads());
             lines.add(Csv.line(f));
@@ -294,7 +300,7 @@ final class Summary {
     // ---- the text tables --------------------------------------------------------------------
 
     private static final String LINE =
-            "  %-18s %7s %9s %-11s %10s %6s %10s %6s %7s %6s %7s %7s %7s %6s %9s %9s %6s %4s%n";
+            "  %-18s %7s %9s %-11s %10s %6s %10s %6s %7s %6s %7s %7s %7s %6s %9s %9s %10s %6s %4s%n";
 
     static void print(List<Row> rows, List<Experiment> experiments, PrintStream out) {
         for (Experiment experiment : experiments) {
@@ -302,7 +308,7 @@ final class Summary {
             out.println(experiment.title());
             out.printf(Locale.ROOT, LINE, "server", "threads", "threshold", "workload", "requests/s", "vs jdk",
                     "CPU us/req", "vs jdk", "user us", "vs jdk", "sys us", "p50 us", "p99 us", "vs jdk", "kcalls/ms",
-                    "chg/kcall", "rounds", "flag");
+                    "chg/kcall", "kcalls/conn", "rounds", "flag");
             List<Row> flagged = new ArrayList<>();
             for (Row r : rows) {
                 if (r.experiment().equals(experiment.name())) {
@@ -330,8 +336,8 @@ final class Summary {
                 fixed(r.cpuVsJdk(), 2), fixed(r.userCpuMicrosPerRequest(), 2),
                 fixed(r.userCpuVsJdk(), 2), fixed(r.systemCpuMicrosPerRequest(), 2),
                 fixed(r.p50Micros(), 0), fixed(r.p99Micros(), 0), fixed(r.p99VsJdk(), 2),
-                fixed(r.kernelCallsPerMs(), 2), fixed(r.changesPerKernelCall(), 1), r.okRounds() + "/" + r.rounds(),
-                r.flag());
+                fixed(r.kernelCallsPerMs(), 2), fixed(r.changesPerKernelCall(), 1), fixed(r.kernelCallsPerConnection(), 2),
+                r.okRounds() + "/" + r.rounds(), r.flag());
         printRounds(r, out);
     }
 
