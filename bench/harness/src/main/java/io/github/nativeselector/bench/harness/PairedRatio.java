@@ -64,10 +64,17 @@ record PairedRatio(List<Double> ratios) {
         return s.max() - s.min() > AGREEMENT * Math.abs(s.median());
     }
 
-    /** The spread (max - min) as a share of the median. */
-    double spreadShare() {
+    /** {@code 0.85-0.97}: the lowest and highest round's ratio. */
+    String range() {
         Spread s = spread();
-        return (s.max() - s.min()) / Math.abs(s.median());
+        return format(s.min()) + "-" + format(s.max());
+    }
+
+    /** {@code 0.85-0.97 (14% of 0.91)}: the range, and its width as a share of the median when that is not zero. */
+    String rangeAgainstMedian() {
+        Spread s = spread();
+        return range() + (s.median() == 0 ? "" : String.format(Locale.ROOT, " (%.0f%% of %s)",
+                100 * (s.max() - s.min()) / Math.abs(s.median()), format(s.median())));
     }
 
     /** The rounds' ratios, space-separated, oldest round first: {@code 0.91 0.95 0.93}. */
@@ -77,8 +84,7 @@ record PairedRatio(List<Double> ratios) {
 
     /** {@code 0.93 [0.91 0.95 0.93] 0.91-0.95}: the median, every round's ratio, the range. */
     String describe() {
-        Spread s = spread();
-        return format(s.median()) + " [" + perRound() + "] " + format(s.min()) + "-" + format(s.max());
+        return format(median()) + " [" + perRound() + "] " + range();
     }
 
     private static String format(double ratio) {

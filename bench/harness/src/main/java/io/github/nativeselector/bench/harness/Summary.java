@@ -372,9 +372,7 @@ final class Summary {
                 for (PairedFigure figure : PairedFigure.values()) {
                     PairedRatio ratio = r.versusReference(figure);
                     if (ratio != null && ratio.disagrees()) {
-                        Spread s = ratio.spread();
-                        spreads.add(String.format(Locale.ROOT, "%s %.2f-%.2f (%.0f%% of %.2f)", figure.label, s.min(),
-                                s.max(), 100 * ratio.spreadShare(), s.median()));
+                        spreads.add(figure.label + " " + ratio.rangeAgainstMedian());
                     }
                 }
                 out.println("  R " + what + ": " + String.join(", ", spreads));
