@@ -118,9 +118,11 @@ final class Runner {
             Map<ServerSpec, String> notStarted) throws IOException {
         for (Experiment.Trial trial : experiment.trials()) {
             ServerSpec spec = trial.server();
+            Path log = log(experiment, spec, "");
+            Files.deleteIfExists(log);
             progress.update(describe(experiment, spec, trial.workloads().get(0)) + " (starting the server)");
             try {
-                servers.put(spec, ServerProcess.start(spec, environment, log(experiment, spec, "")));
+                servers.put(spec, ServerProcess.start(spec, environment, log));
             } catch (RunFailure e) {
                 notStarted.put(spec, e.status());
                 if (!e.isUnavailable()) {

@@ -341,15 +341,18 @@ final class Summary {
         printRounds(r, out);
     }
 
-    /** Each paired figure's ratio in every round, under the row, when there is more than one round to show. */
+    /**
+     * Each paired figure's ratio in every round, under the row, when more than one round ran
+     * (a round missing from a list failed, or its reference's figure was zero).
+     */
     private static void printRounds(Row r, PrintStream out) {
-        if (r.reference() == null || r.isReference()) {
+        if (r.reference() == null || r.isReference() || r.rounds() < 2) {
             return;
         }
         String heading = "by round vs " + r.reference().server().label() + ":";
         for (PairedFigure figure : PairedFigure.values()) {
             PairedRatio ratio = r.versusReference(figure);
-            if (ratio != null && ratio.ratios().size() > 1) {
+            if (ratio != null) {
                 out.printf(Locale.ROOT, "      %-28s %-8s %s%n", heading, figure.label, ratio.describe());
                 heading = "";
             }
