@@ -37,6 +37,7 @@ public final class Harness {
             "",
             "  --experiments   comma-separated, of " + String.join(", ", Experiments.NAMES) + " (default: all)",
             "  --servers       comma-separated server labels to run (default: all), e.g. nio-epoll,nio-jdk",
+            "  --rounds        rounds of every experiment, paired included (default: the mode's)",
             "  --server-java   the java the Java servers run on (default: this one)",
             "  --echo-*, --crr-connections   the workloads of head-to-head (crr 0: none)",
             "  --from-runs     summarise and plot an earlier runs.csv again, into DIR",
@@ -69,7 +70,7 @@ public final class Harness {
             if (!trials.isEmpty()) {
                 String title = o.servers.isEmpty() ? e.title() : e.title() + "; only " + String.join(", ",
                         trials.stream().map(t -> t.server().label()).distinct().toList());
-                experiments.add(new Experiment(e.name(), title, trials));
+                experiments.add(e.withTrials(title, trials));
             }
         }
         if (experiments.isEmpty()) {
@@ -81,9 +82,9 @@ public final class Harness {
         Environment environment = new Environment(o.serverJava, o.harnessJar(), o.loadgen, o.cServer, o.serverCpu,
                 o.clientCpu, logs);
 
-        String heading = heading(o);
+        String heading = heading(o, experiments);
         System.out.println(heading);
-        int total = o.settings.rounds() * experiments.stream().mapToInt(Experiment::runsPerRound).sum();
+        int total = experiments.stream().mapToInt(e -> e.rounds() * e.runsPerRound()).sum();
         Progress progress = new Progress(System.out, System.console() != null, total);
         List<RunRecord> runs = new Runner(environment, o.settings, experiments, progress).run(o.out.resolve("runs.csv"));
         progress.close();
@@ -102,7 +103,7 @@ public final class Harness {
         List<Experiment> experiments = new ArrayList<>();
         for (String name : Experiments.NAMES) {
             if (runs.stream().anyMatch(r -> r.experiment().equals(name))) {
-                experiments.add(new Experiment(name, (Experiments.NAMES.indexOf(name) + 1) + ". " + name, List.of()));
+                experiments.add(Experiment.titled(name, (Experiments.NAMES.indexOf(name) + 1) + ". " + name));
             }
         }
         Files.createDirectories(o.out.resolve("plots"));
@@ -117,19 +118,24 @@ public final class Harness {
         ByteArrayOutputStream text = new ByteArrayOutputStream();
         try (PrintStream table = new PrintStream(text, true, StandardCharsets.UTF_8)) {
             table.println(heading);
-            table.println("  medians over the rounds; vs jdk: the figure divided by nio-jdk's (the JDK's epoll selector"
-                    + " under the same server) in the same experiment, workload and selector threads;");
-            table.println("  kcalls/ms: system calls for registration changes per ms; chg/kcall: changes per such call;"
-                    + " rounds: rounds that succeeded / rounds run");
+            table.println("  medians over the rounds; vs jdk: the median over the rounds of the figure divided by the"
+                    + " reference's in the same round: nio-jdk (nio-jdk-consumer for a -consumer server), the JDK's");
+            table.println("  epoll selector under the same server, in the same experiment, workload and selector threads;"
+                    + " by round: each round's ratio, then their range;");
+            table.println("  user us, sys us: the server's user and system CPU per request; kcalls/ms: system calls for"
+                    + " registration changes per ms; chg/kcall: changes per such call;");
+            table.println("  kcalls/conn (connection churn only): system calls for registration changes per connection"
+                    + " served;");
+            table.println("  rounds: rounds that succeeded / rounds run; flag: R, C (explained under the table)");
             Summary.print(rows, experiments, table);
         }
         Files.write(out.resolve("summary.txt"), text.toByteArray());
         System.out.print(text.toString(StandardCharsets.UTF_8));
 
-        List<Path> written = Charts.write(rows, out.resolve("plots"));
+        List<String> files = new ArrayList<>(List.of("runs.csv", "summary.csv", "summary.txt"));
+        Charts.write(rows, out.resolve("plots")).forEach(p -> files.add("plots/" + p.getFileName()));
         System.out.println();
-        System.out.println("  results in " + out + ": runs.csv, summary.csv, summary.txt, "
-                + written.stream().map(p -> "plots/" + p.getFileName()).collect(Collectors.joining(", ")));
+        System.out.println("  results in " + out + ": " + String.join(", ", files));
         long failed = runs.stream().filter(r -> r.status().startsWith("failed")).count();
         if (failed > 0) {
             System.out.println("  " + failed + " run(s) failed; their logs are in " + logs);
@@ -138,15 +144,24 @@ public final class Harness {
         return 0;
     }
 
-    private static String heading(Options o) {
+    private static String heading(Options o, List<Experiment> experiments) {
         String placement = o.serverCpu == null ? "server and load generator not pinned"
                 : "server on CPU " + o.serverCpu + ", load generator on CPU " + o.clientCpu;
-        return String.format("native-selector load harness, %s mode (%d round(s); per run %.1f s warm-up, %.1f s on a"
+        return String.format("native-selector load harness, %s mode (%s; per run %.1f s warm-up, %.1f s on a"
                         + " fresh server, + %.1f s measured), %s%n  %s%n  Java servers on %s; %s",
-                o.mode.name().toLowerCase(), o.settings.rounds(), o.settings.warmupSeconds(),
+                o.mode.name().toLowerCase(), rounds(experiments), o.settings.warmupSeconds(),
                 o.settings.jitWarmupSeconds(),
                 o.settings.measuredSeconds(), LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm")),
                 Machine.describe(), Machine.jdk(o.serverJava), placement);
+    }
+
+    /** "3 round(s)", or each experiment's rounds when they differ. */
+    private static String rounds(List<Experiment> experiments) {
+        Set<Integer> counts = experiments.stream().map(Experiment::rounds).collect(Collectors.toSet());
+        if (counts.size() == 1) {
+            return counts.iterator().next() + " round(s)";
+        }
+        return "rounds: " + experiments.stream().map(e -> e.name() + " " + e.rounds()).collect(Collectors.joining(", "));
     }
 
     /** The command line. */

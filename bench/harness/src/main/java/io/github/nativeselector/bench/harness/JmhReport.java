@@ -49,15 +49,6 @@ public final class JmhReport {
     /** A benchmark with its parameters other than the backend. */
     record Cell(String benchmark, String params, String unit, int readyKeys) {}
 
-    /** The median, minimum and maximum of a cell's measured iterations on one backend. */
-    record Stat(double median, double min, double max, int samples) {
-        static Stat of(List<Double> values) {
-            double[] v = values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
-            int n = v.length;
-            return new Stat(n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2, v[0], v[n - 1], n);
-        }
-    }
-
     private JmhReport() {}
 
     public static void main(String[] args) throws IOException {
@@ -65,7 +56,7 @@ public final class JmhReport {
             System.err.println("usage: JmhReport JMH_JSON PROBE OUT_DIR");
             System.exit(64);
         }
-        Map<Cell, Map<String, Stat>> cells = read(Json.asList(Json.parse(Files.readString(Path.of(args[0])))));
+        Map<Cell, Map<String, Spread>> cells = read(Json.asList(Json.parse(Files.readString(Path.of(args[0])))));
         Map<String, String> unavailable = unavailable(Files.readAllLines(Path.of(args[1]), StandardCharsets.UTF_8));
         Path out = Path.of(args[2]);
         Files.createDirectories(out.resolve("plots"));
@@ -82,7 +73,7 @@ public final class JmhReport {
                 + (written.isEmpty() ? "" : ", " + written.get(0)));
     }
 
-    static Map<Cell, Map<String, Stat>> read(List<Object> runs) {
+    static Map<Cell, Map<String, Spread>> read(List<Object> runs) {
         Map<Cell, Map<String, List<Double>>> samples = new TreeMap<>((a, b) -> {
             int c = Integer.compare(rank(a.benchmark()), rank(b.benchmark()));
             c = c != 0 ? c : a.benchmark().compareTo(b.benchmark());
@@ -110,10 +101,10 @@ public final class JmhReport {
                 }
             }
         }
-        Map<Cell, Map<String, Stat>> cells = new LinkedHashMap<>();
+        Map<Cell, Map<String, Spread>> cells = new LinkedHashMap<>();
         samples.forEach((cell, byBackend) -> {
-            Map<String, Stat> stats = new LinkedHashMap<>();
-            byBackend.forEach((backend, values) -> stats.put(backend, Stat.of(values)));
+            Map<String, Spread> stats = new LinkedHashMap<>();
+            byBackend.forEach((backend, values) -> stats.put(backend, Spread.of(values)));
             cells.put(cell, stats);
         });
         return cells;
@@ -147,23 +138,23 @@ public final class JmhReport {
     }
 
     /** The figure a cell is read by: per operation, or per ready key for the ready-key benchmarks. */
-    private static double figure(Cell cell, Stat stat) {
+    private static double figure(Cell cell, Spread stat) {
         return cell.readyKeys() > 0 ? stat.median() / cell.readyKeys() : stat.median();
     }
 
-    private static Double vsJdk(Map<String, Stat> stats, String backend) {
-        Stat mine = stats.get(backend);
-        Stat jdk = stats.get(JDK);
+    private static Double vsJdk(Map<String, Spread> stats, String backend) {
+        Spread mine = stats.get(backend);
+        Spread jdk = stats.get(JDK);
         return mine == null || jdk == null || jdk.median() == 0 ? null : mine.median() / jdk.median();
     }
 
-    static List<String> csv(Map<Cell, Map<String, Stat>> cells, Map<String, String> unavailable) {
+    static List<String> csv(Map<Cell, Map<String, Spread>> cells, Map<String, String> unavailable) {
         List<String> lines = new ArrayList<>();
         lines.add(Csv.line(List.of("benchmark", "params", "backend", "status", "unit", "median", "min", "max", "samples",
                 "ns_per_ready_key", "vs_jdk")));
         cells.forEach((cell, stats) -> {
             for (String backend : BACKENDS) {
-                Stat s = stats.get(backend);
+                Spread s = stats.get(backend);
                 if (s != null) {
                     lines.add(Csv.line(List.of(cell.benchmark(), cell.params(), backend, RunRecord.OK, cell.unit(),
                             Csv.number(s.median(), 3), Csv.number(s.min(), 3), Csv.number(s.max(), 3),
@@ -179,12 +170,12 @@ public final class JmhReport {
         return lines;
     }
 
-    static void print(Map<Cell, Map<String, Stat>> cells, Map<String, String> unavailable, PrintStream out) {
+    static void print(Map<Cell, Map<String, Spread>> cells, Map<String, String> unavailable, PrintStream out) {
         out.println("Micro-benchmarks (JMH): ns per operation, median of all measured iterations;"
                 + " ReadyKeys: ns per ready key delivered; x/jdk: ratio to the JDK's epoll selector (below 1: cheaper)");
         unavailable.forEach((backend, reason) -> out.println("  " + backend + ": " + reason));
         String benchmark = "";
-        for (Map.Entry<Cell, Map<String, Stat>> entry : cells.entrySet()) {
+        for (Map.Entry<Cell, Map<String, Spread>> entry : cells.entrySet()) {
             Cell cell = entry.getKey();
             if (!cell.benchmark().equals(benchmark)) {
                 benchmark = cell.benchmark();
@@ -202,7 +193,7 @@ public final class JmhReport {
             }
             out.printf(Locale.ROOT, "  %-28s", cell.params().isEmpty() ? "-" : cell.params());
             for (String b : BACKENDS) {
-                Stat s = entry.getValue().get(b);
+                Spread s = entry.getValue().get(b);
                 out.printf(Locale.ROOT, " %9s", s == null ? (unavailable.containsKey(b) ? "n/a" : "-")
                         : String.format(Locale.ROOT, "%.1f", figure(cell, s)));
             }
@@ -218,7 +209,7 @@ public final class JmhReport {
 
     // ---- plots ------------------------------------------------------------------------------
 
-    static List<Chart<?, ?>> charts(Map<Cell, Map<String, Stat>> cells) {
+    static List<Chart<?, ?>> charts(Map<Cell, Map<String, Spread>> cells) {
         List<Chart<?, ?>> charts = new ArrayList<>();
         charts.add(byParam(cells, "SelectCost.selectNow", "registered", "selectNow(), 1 ready of N", "registered N (log)",
                 "ns per select"));
@@ -236,7 +227,7 @@ public final class JmhReport {
         return charts;
     }
 
-    private static XYChart byParam(Map<Cell, Map<String, Stat>> cells, String benchmark, String param, String title,
+    private static XYChart byParam(Map<Cell, Map<String, Spread>> cells, String benchmark, String param, String title,
             String xTitle, String yTitle) {
         XYChart chart = Charts.xy(title, xTitle, yTitle + " (log)");
         chart.getStyler().setXAxisLogarithmic(true);
@@ -246,7 +237,7 @@ public final class JmhReport {
             List<Double> x = new ArrayList<>();
             List<Double> y = new ArrayList<>();
             cells.forEach((cell, stats) -> {
-                Stat s = stats.get(backend);
+                Spread s = stats.get(backend);
                 String value = paramValue(cell.params(), param);
                 if (cell.benchmark().equals(benchmark) && s != null && value != null) {
                     x.add(Double.parseDouble(value));
@@ -269,7 +260,7 @@ public final class JmhReport {
         return null;
     }
 
-    private static CategoryChart wakeup(Map<Cell, Map<String, Stat>> cells) {
+    private static CategoryChart wakeup(Map<Cell, Map<String, Spread>> cells) {
         CategoryChart chart = new CategoryChartBuilder().width(Charts.WIDTH).height(Charts.HEIGHT).title("Wakeup")
                 .xAxisTitle("benchmark").yAxisTitle("ns per operation").build();
         chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
@@ -278,7 +269,7 @@ public final class JmhReport {
         for (String backend : BACKENDS) {
             List<Double> y = new ArrayList<>();
             for (Cell cell : wakeups) {
-                Stat s = cells.get(cell).get(backend);
+                Spread s = cells.get(cell).get(backend);
                 y.add(s == null ? 0.0 : s.median());
             }
             if (y.stream().anyMatch(v -> v > 0)) {

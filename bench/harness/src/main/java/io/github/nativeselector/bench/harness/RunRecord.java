@@ -13,12 +13,13 @@ import java.util.Map;
 
 /**
  * One measured run: a workload against a server in one round, and what came of it. Every figure
- * covers the load generator's measured window; {@code cpuSeconds} is the server process's user
- * plus system time over that window, and {@code counters} the change of each of its selector
- * counters (empty for servers without them).
+ * covers the load generator's measured window; {@code userCpuSeconds} and {@code systemCpuSeconds}
+ * are the server process's user and system time over that window, and {@code counters} the
+ * change of each of its selector counters (empty for servers without them).
  */
 record RunRecord(String experiment, int round, ServerSpec server, Workload workload, String status,
-        String backend, LoadGenerator.Result load, double cpuSeconds, Map<String, Long> counters) {
+        String backend, LoadGenerator.Result load, double userCpuSeconds, double systemCpuSeconds,
+        Map<String, Long> counters) {
 
     static final String OK = "ok";
 
@@ -27,16 +28,16 @@ record RunRecord(String experiment, int round, ServerSpec server, Workload workl
     private static List<String> header() {
         List<String> h = new ArrayList<>(List.of("experiment", "round", "server", "selector", "threads", "threshold",
                 "workload", "mode", "connections", "idle", "size", "reply", "think_us", "status", "backend",
-                "requests", "seconds", "requests_per_s", "cpu_us_per_request", "server_cpu_percent", "p50_us",
-                "p99_us", "errors"));
+                "requests", "seconds", "requests_per_s", "cpu_us_per_request", "user_cpu_us_per_request",
+                "system_cpu_us_per_request", "server_cpu_percent", "p50_us", "p99_us", "errors"));
         h.addAll(SelectorStatsFields.NAMES);
-        h.addAll(List.of("kernel_calls_per_ms", "changes_per_kernel_call"));
+        h.addAll(List.of("kernel_calls_per_ms", "changes_per_kernel_call", "kernel_calls_per_connection"));
         return List.copyOf(h);
     }
 
     /** A run that gave no figures. */
     static RunRecord withoutFigures(String experiment, int round, ServerSpec server, Workload workload, String status) {
-        return new RunRecord(experiment, round, server, workload, status, "", null, 0, Map.of());
+        return new RunRecord(experiment, round, server, workload, status, "", null, 0, 0, Map.of());
     }
 
     /** A run read back from a line of the runs file. */
@@ -58,7 +59,8 @@ record RunRecord(String experiment, int round, ServerSpec server, Workload workl
         LoadGenerator.Result load = new LoadGenerator.Result(requests, Double.parseDouble(v.get("seconds")),
                 Double.parseDouble(v.get("p50_us")), Double.parseDouble(v.get("p99_us")),
                 Long.parseLong(v.get("errors")), requests);
-        double cpuSeconds = Double.parseDouble(v.get("cpu_us_per_request")) * load.requests() / 1e6;
+        double userCpuSeconds = Double.parseDouble(v.get("user_cpu_us_per_request")) * requests / 1e6;
+        double systemCpuSeconds = Double.parseDouble(v.get("system_cpu_us_per_request")) * requests / 1e6;
         Map<String, Long> counters = new HashMap<>();
         for (String name : SelectorStatsFields.NAMES) {
             if (!v.get(name).isEmpty()) {
@@ -66,7 +68,7 @@ record RunRecord(String experiment, int round, ServerSpec server, Workload workl
             }
         }
         return new RunRecord(v.get("experiment"), round, server, workload, v.get("status"), v.get("backend"), load,
-                cpuSeconds, counters);
+                userCpuSeconds, systemCpuSeconds, counters);
     }
 
     boolean ok() {
@@ -78,11 +80,19 @@ record RunRecord(String experiment, int round, ServerSpec server, Workload workl
     }
 
     double cpuMicrosPerRequest() {
-        return cpuSeconds * 1e6 / load.requests();
+        return userCpuMicrosPerRequest() + systemCpuMicrosPerRequest();
+    }
+
+    double userCpuMicrosPerRequest() {
+        return userCpuSeconds * 1e6 / load.requests();
+    }
+
+    double systemCpuMicrosPerRequest() {
+        return systemCpuSeconds * 1e6 / load.requests();
     }
 
     double serverCpuPercent() {
-        return 100 * cpuSeconds / load.seconds();
+        return 100 * (userCpuSeconds + systemCpuSeconds) / load.seconds();
     }
 
     /** System calls for registration changes per millisecond of the window; null without counters. */
@@ -96,6 +106,16 @@ record RunRecord(String experiment, int round, ServerSpec server, Workload workl
         Long calls = counters.get("kernel_calls_for_changes");
         Long changes = counters.get("changes");
         return calls == null || changes == null || calls == 0 ? null : changes / (double) calls;
+    }
+
+    /**
+     * Under connection churn, system calls for registration changes per connection served (a
+     * request completed in the window is a connection served; those still open when it closes
+     * are left out); null for other loads and servers without counters.
+     */
+    Double kernelCallsPerConnection() {
+        Long calls = counters.get("kernel_calls_for_changes");
+        return calls == null || !workload.isChurn() ? null : calls / (double) load.requests();
     }
 
     List<String> csvFields() {
@@ -112,6 +132,7 @@ record RunRecord(String experiment, int round, ServerSpec server, Workload workl
         }
         f.addAll(List.of(Long.toString(load.requests()), Csv.number(load.seconds(), 3),
                 Csv.number(requestsPerSecond(), 0), Csv.number(cpuMicrosPerRequest(), 3),
+                Csv.number(userCpuMicrosPerRequest(), 3), Csv.number(systemCpuMicrosPerRequest(), 3),
                 Csv.number(serverCpuPercent(), 1), Csv.number(load.p50Micros(), 1), Csv.number(load.p99Micros(), 1),
                 Long.toString(load.errors())));
         for (String name : SelectorStatsFields.NAMES) {
@@ -120,6 +141,7 @@ record RunRecord(String experiment, int round, ServerSpec server, Workload workl
         }
         f.add(Csv.number(kernelCallsPerMillisecond(), 3));
         f.add(Csv.number(changesPerKernelCall(), 2));
+        f.add(Csv.number(kernelCallsPerConnection(), 3));
         return f;
     }
 }

@@ -6,23 +6,26 @@
 package io.github.nativeselector.bench.harness;
 
 import io.github.nativeselector.bench.selectors.SelectorStatsFields;
-import java.io.BufferedWriter;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Runs the experiments: every round runs every trial of every experiment once, so that rounds
  * interleave the servers and slow drifts of a shared machine spread over all of them. Each round
  * starts the trials at a different place in the list, so that no server always follows the same
  * one (whose connections may still be closing, or whose TIME_WAIT sockets still fill the
- * kernel's tables). Each run is written to the runs file as soon as it is done.
+ * kernel's tables). An experiment with long-lived servers runs after the others, on its own:
+ * its servers are started once and serve all its rounds. Each run is written to the runs file
+ * as soon as it is done.
  */
 final class Runner {
 
@@ -41,32 +44,111 @@ final class Runner {
     }
 
     List<RunRecord> run(Path runsFile) throws IOException {
-        List<RunRecord> records = new ArrayList<>();
-        try (BufferedWriter out = Files.newBufferedWriter(runsFile, StandardCharsets.UTF_8)) {
-            out.write(Csv.line(RunRecord.HEADER));
-            out.newLine();
-            for (int round = 1; round <= settings.rounds(); round++) {
-                for (Experiment experiment : experiments) {
-                    for (Experiment.Trial trial : inRoundOrder(experiment.trials(), round)) {
-                        for (RunRecord record : runTrial(experiment, trial, round)) {
-                            records.add(record);
-                            out.write(Csv.line(record.csvFields()));
-                            out.newLine();
-                        }
-                        out.flush();
+        try (RunsFile runs = new RunsFile(runsFile)) {
+            runOnFreshServers(experiments.stream().filter(e -> !e.longLivedServers()).toList(), runs);
+            for (Experiment experiment : experiments) {
+                if (experiment.longLivedServers()) {
+                    runOnLongLivedServers(experiment, runs);
+                }
+            }
+            return runs.records();
+        }
+    }
+
+    /** The experiments' rounds interleaved, each trial on a server process of its own. */
+    private void runOnFreshServers(List<Experiment> list, RunsFile runs) throws IOException {
+        int rounds = list.stream().mapToInt(Experiment::rounds).max().orElse(0);
+        for (int round = 1; round <= rounds; round++) {
+            for (Experiment experiment : list) {
+                if (round > experiment.rounds()) {
+                    continue;
+                }
+                for (Experiment.Trial trial : inRoundOrder(experiment.trials(), round, experiment.rounds())) {
+                    for (RunRecord record : runTrial(experiment, trial, round)) {
+                        runs.add(record);
                     }
                 }
             }
         }
-        return records;
+    }
+
+    /**
+     * An experiment whose servers are started once, before its first round, and serve every
+     * round. A round runs the workloads one after another, each on every server in turn, starting
+     * at a different server each round: a server and its reference are measured a few runs apart
+     * in every round, which is what pairs them (A B C A B C).
+     */
+    private void runOnLongLivedServers(Experiment experiment, RunsFile runs) throws IOException {
+        Map<ServerSpec, ServerProcess> servers = new LinkedHashMap<>();
+        Map<ServerSpec, String> notStarted = new HashMap<>();
+        Set<ServerSpec> served = new HashSet<>();
+        try {
+            startAll(experiment, servers, notStarted);
+            for (int round = 1; round <= experiment.rounds(); round++) {
+                for (Workload workload : experiment.workloads()) {
+                    List<Experiment.Trial> serving = experiment.trials().stream()
+                            .filter(t -> t.workloads().contains(workload)).toList();
+                    for (Experiment.Trial trial : inRoundOrder(serving, round, experiment.rounds())) {
+                        ServerSpec spec = trial.server();
+                        progress.starting(describe(experiment, spec, workload));
+                        ServerProcess server = servers.get(spec);
+                        if (server == null) {
+                            runs.add(RunRecord.withoutFigures(experiment.name(), round, spec, workload,
+                                    notStarted.get(spec)));
+                        } else if (!server.isAlive()) {
+                            runs.add(RunRecord.withoutFigures(experiment.name(), round, spec, workload,
+                                    "failed: the server had exited in an earlier run" + server.deathNote()));
+                        } else {
+                            runs.add(measure(experiment.name(), round, spec, workload, server,
+                                    log(experiment, spec, ""), warmupSeconds(served.add(spec))));
+                        }
+                        progress.finished(1);
+                    }
+                }
+            }
+        } finally {
+            for (ServerProcess server : servers.values()) {
+                server.close();
+            }
+        }
+    }
+
+    /** Starts the experiment's servers: into {@code servers}, or why not into {@code notStarted}. */
+    private void startAll(Experiment experiment, Map<ServerSpec, ServerProcess> servers,
+            Map<ServerSpec, String> notStarted) throws IOException {
+        for (Experiment.Trial trial : experiment.trials()) {
+            ServerSpec spec = trial.server();
+            Path log = log(experiment, spec, "");
+            Files.deleteIfExists(log);
+            progress.update(describe(experiment, spec, trial.workloads().get(0)) + " (starting the server)");
+            try {
+                servers.put(spec, ServerProcess.start(spec, environment, log));
+            } catch (RunFailure e) {
+                notStarted.put(spec, e.status());
+                if (!e.isUnavailable()) {
+                    progress.note("  " + spec.label() + ": " + e.status());
+                }
+            }
+        }
     }
 
     /** The trials rotated by an equal share of the list per round: round 1 keeps the list's order. */
-    private List<Experiment.Trial> inRoundOrder(List<Experiment.Trial> trials, int round) {
+    private static List<Experiment.Trial> inRoundOrder(List<Experiment.Trial> trials, int round, int rounds) {
         List<Experiment.Trial> order = new ArrayList<>(trials);
-        int step = Math.max(1, trials.size() / settings.rounds());
+        int step = Math.max(1, trials.size() / rounds);
         Collections.rotate(order, -(round - 1) * step);
         return order;
+    }
+
+    /** The load before the window: longer on a server process that has served nothing, whose JIT has compiled nothing. */
+    private double warmupSeconds(boolean freshServer) {
+        return freshServer ? Math.max(settings.jitWarmupSeconds(), settings.warmupSeconds()) : settings.warmupSeconds();
+    }
+
+    /** A server's log: one per process, {@code rounds} telling processes of the same server apart. */
+    private Path log(Experiment experiment, ServerSpec spec, String rounds) {
+        return environment.logDirectory().resolve(String.format("%s-%s-t%s-th%d%s.log", experiment.name(),
+                spec.label(), spec.threadsColumn(), spec.threshold(), rounds));
     }
 
     private List<RunRecord> runTrial(Experiment experiment, Experiment.Trial trial, int round) throws IOException {
@@ -80,17 +162,14 @@ final class Runner {
             progress.finished(trial.workloads().size());
             return records;
         }
-        Path log = environment.logDirectory().resolve(String.format("%s-%s-t%s-th%d-r%d.log", experiment.name(),
-                spec.label(), spec.threadsColumn(), spec.threshold(), round));
+        Path log = log(experiment, spec, "-r" + round);
         Files.deleteIfExists(log);
         progress.update(describe(experiment, spec, trial.workloads().get(0)) + " (starting the server)");
         try (ServerProcess server = ServerProcess.start(spec, environment, log)) {
             boolean first = true;
             for (Workload workload : trial.workloads()) {
                 progress.starting(describe(experiment, spec, workload));
-                double warmup = first ? Math.max(settings.jitWarmupSeconds(), settings.warmupSeconds())
-                        : settings.warmupSeconds();
-                records.add(measure(experiment.name(), round, spec, workload, server, log, warmup));
+                records.add(measure(experiment.name(), round, spec, workload, server, log, warmupSeconds(first)));
                 progress.finished(1);
                 first = false;
             }
@@ -110,7 +189,7 @@ final class Runner {
 
     private RunRecord measure(String experiment, int round, ServerSpec spec, Workload workload, ServerProcess server,
             Path log, double warmupSeconds) throws IOException {
-        long[] ticks = new long[2];
+        CpuTime[] cpu = new CpuTime[2];
         List<Map<String, String>> counters = new ArrayList<>();
         LoadGenerator.Result result;
         try {
@@ -118,13 +197,13 @@ final class Runner {
                     log, new LoadGenerator.Window() {
                         @Override
                         public void opened() throws IOException, RunFailure {
-                            ticks[0] = server.cpuTicks();
+                            cpu[0] = server.cpuTime();
                             counters.add(server.counters());
                         }
 
                         @Override
                         public void closed() throws IOException, RunFailure {
-                            ticks[1] = server.cpuTicks();
+                            cpu[1] = server.cpuTime();
                             counters.add(server.counters());
                         }
                     });
@@ -144,9 +223,9 @@ final class Runner {
             // Served, but nothing finished inside a window too short for this machine: no figures, no failure.
             return RunRecord.withoutFigures(experiment, round, spec, workload, "no request in the measured window");
         }
-        double cpuSeconds = (ticks[1] - ticks[0]) / (double) ClockTicks.PER_SECOND;
-        return new RunRecord(experiment, round, spec, workload, RunRecord.OK, server.backend(), result, cpuSeconds,
-                difference(counters.get(0), counters.get(1)));
+        CpuTime used = cpu[1].since(cpu[0]);
+        return new RunRecord(experiment, round, spec, workload, RunRecord.OK, server.backend(), result,
+                used.userSeconds(), used.systemSeconds(), difference(counters.get(0), counters.get(1)));
     }
 
     private static Map<String, Long> difference(Map<String, String> before, Map<String, String> after) {

@@ -128,8 +128,8 @@ final class ServerProcess implements AutoCloseable {
         return process.isAlive();
     }
 
-    /** The server's CPU time so far, user plus system, in clock ticks, all its threads included. */
-    long cpuTicks() throws IOException, RunFailure {
+    /** The server's CPU time so far, all its threads included. */
+    CpuTime cpuTime() throws IOException, RunFailure {
         String stat;
         try {
             stat = Files.readString(Path.of("/proc", Long.toString(process.pid()), "stat"));
@@ -142,7 +142,7 @@ final class ServerProcess implements AutoCloseable {
         // The command name (field 2) may hold spaces; the fields after it are plain numbers.
         String[] after = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
         // utime and stime are fields 14 and 15 of the line, 12 and 13 after the name (state is field 3).
-        return Long.parseLong(after[11]) + Long.parseLong(after[12]);
+        return new CpuTime(Long.parseLong(after[11]), Long.parseLong(after[12]));
     }
 
     /** The server's counters now: empty fields when it keeps none. */

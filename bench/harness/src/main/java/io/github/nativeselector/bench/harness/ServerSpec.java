@@ -13,40 +13,48 @@ import java.util.List;
  * One server configuration: its label in the results ({@code nio-epoll}, {@code netty-io_uring},
  * {@code c-epoll}, ...), the server program, the selector it runs on (for {@code nio} and
  * {@code netty-nio}), its threads ({@link #PER_CONNECTION}: a thread per connection), its batch
- * threshold (0: the default), and the backend its {@code ready} line must name, or the run is
- * refused.
+ * threshold (0: the default), the backend its {@code ready} line must name, or the run is
+ * refused, and whether the NIO server takes its ready keys through {@code select(Consumer)}
+ * rather than the selected-key set.
  */
 record ServerSpec(String label, String server, SelectorKind selector, int threads, int threshold,
-        String expectedBackend) {
+        String expectedBackend, boolean selectWithConsumer) {
 
     static final String C_EPOLL = "c-epoll";
     static final int PER_CONNECTION = 0;
+    /** What the label of a NIO server on {@code select(Consumer)} ends with. */
+    private static final String CONSUMER = "-consumer";
 
-    /** The plain NIO server on {@code kind}, {@code threads} selector loops. */
+    /** The plain NIO server on {@code kind}, {@code threads} selector loops, on the selected-key set. */
     static ServerSpec nio(SelectorKind kind, int threads, int threshold) {
-        return new ServerSpec("nio-" + kind.id(), "nio", kind, threads, threshold, kind.id());
+        return new ServerSpec("nio-" + kind.id(), "nio", kind, threads, threshold, kind.id(), false);
+    }
+
+    /** The plain NIO server on {@code kind}, one selector loop, on {@code select(Consumer)}. */
+    static ServerSpec nioWithConsumer(SelectorKind kind) {
+        return new ServerSpec("nio-" + kind.id() + CONSUMER, "nio", kind, 1, 0, kind.id(), true);
     }
 
     /** Netty's NIO transport on native-selector's default backend, epoll. */
     static ServerSpec nettyNio() {
-        return new ServerSpec("netty-nio", "netty-nio", SelectorKind.EPOLL, 1, 0, SelectorKind.EPOLL.id());
+        return new ServerSpec("netty-nio", "netty-nio", SelectorKind.EPOLL, 1, 0, SelectorKind.EPOLL.id(), false);
     }
 
     static ServerSpec nettyEpoll() {
-        return new ServerSpec("netty-epoll", "netty-epoll", null, 1, 0, "netty-epoll");
+        return new ServerSpec("netty-epoll", "netty-epoll", null, 1, 0, "netty-epoll", false);
     }
 
     static ServerSpec nettyIoUring() {
-        return new ServerSpec("netty-io_uring", "netty-io_uring", null, 1, 0, "netty-io_uring");
+        return new ServerSpec("netty-io_uring", "netty-io_uring", null, 1, 0, "netty-io_uring", false);
     }
 
     static ServerSpec threadPerConnection(boolean virtual) {
         String name = virtual ? "threads-virtual" : "threads-platform";
-        return new ServerSpec(name, name, null, PER_CONNECTION, 0, name);
+        return new ServerSpec(name, name, null, PER_CONNECTION, 0, name, false);
     }
 
     static ServerSpec cEpoll() {
-        return new ServerSpec(C_EPOLL, C_EPOLL, null, 1, 0, C_EPOLL);
+        return new ServerSpec(C_EPOLL, C_EPOLL, null, 1, 0, C_EPOLL, false);
     }
 
     /** A spec read back from the columns of a results file. */
@@ -54,14 +62,24 @@ record ServerSpec(String label, String server, SelectorKind selector, int thread
         String server = label.startsWith("nio-") ? "nio" : label;
         SelectorKind kind = server.equals("nio") || server.equals("netty-nio") ? SelectorKind.named(selector) : null;
         int count = threads.equals("per-connection") ? PER_CONNECTION : Integer.parseInt(threads);
-        return new ServerSpec(label, server, kind, count, threshold, selector);
+        boolean consumer = server.equals("nio") && label.endsWith(CONSUMER);
+        return new ServerSpec(label, server, kind, count, threshold, selector, consumer);
+    }
+
+    /**
+     * The label of the server every row of this one is compared with: the NIO server on the JDK's
+     * epoll selector, taking its keys the same way, so that each way is measured against the JDK
+     * on the same path.
+     */
+    String referenceLabel() {
+        return "nio-" + SelectorKind.JDK.id() + (selectWithConsumer ? CONSUMER : "");
     }
 
     boolean isJava() {
         return !server.equals(C_EPOLL);
     }
 
-    /** Whether this is the JDK's epoll selector under the plain NIO server: what ratios are taken against. */
+    /** Whether this is the JDK's epoll selector under the plain NIO server, on either path: a reference of the ratios. */
     boolean isJdkReference() {
         return server.equals("nio") && selector == SelectorKind.JDK;
     }
@@ -90,6 +108,9 @@ record ServerSpec(String label, String server, SelectorKind selector, int thread
         }
         if (threshold > 0) {
             args.addAll(List.of("--threshold", Integer.toString(threshold)));
+        }
+        if (selectWithConsumer) {
+            args.addAll(List.of("--ready-keys", "consumer"));
         }
         return args;
     }

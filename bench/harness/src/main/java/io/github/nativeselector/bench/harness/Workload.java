@@ -16,6 +16,8 @@ import java.util.List;
  */
 record Workload(String label, String mode, int connections, int idle, int size, int reply, int thinkMicros) {
 
+    private static final String CONNECTION_PER_REQUEST = "crr";
+
     /** Echo: requests of {@code size} bytes answered by themselves on {@code connections} long-lived connections. */
     static Workload echo(int connections, int size) {
         return new Workload("echo-" + connections + (size == 64 ? "" : "x" + size), "rr", connections, 0, size, size, 0);
@@ -28,7 +30,12 @@ record Workload(String label, String mode, int connections, int idle, int size, 
 
     /** Connect, send 64 bytes, read an 8 KiB reply, close; {@code connections} at a time. */
     static Workload connectRequestClose(int connections) {
-        return new Workload("crr-" + connections, "crr", connections, 0, 64, 8192, 0);
+        return new Workload("crr-" + connections, CONNECTION_PER_REQUEST, connections, 0, 64, 8192, 0);
+    }
+
+    /** Whether every request comes on a connection of its own (crr): each one a registration and a cancel. */
+    boolean isChurn() {
+        return mode.equals(CONNECTION_PER_REQUEST);
     }
 
     /** The load generator's options for this workload. */

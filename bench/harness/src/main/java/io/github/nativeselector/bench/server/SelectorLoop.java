@@ -6,6 +6,7 @@
 package io.github.nativeselector.bench.server;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
@@ -17,11 +18,14 @@ import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * One selector and the thread that runs it: the usual NIO loop of {@code select()} and the
- * selected-key set. Connections come from the accepting loop through a queue and a
- * {@code wakeup()}, so each channel is registered by the thread that serves it.
+ * selected-key set, or {@code select(Consumer)}, which hands each ready key to the loop as the
+ * selector finds it (no selected-key set to fill and empty). Connections come from the
+ * accepting loop through a queue and a {@code wakeup()}, so each channel is registered by the
+ * thread that serves it.
  */
 final class SelectorLoop implements Runnable {
 
@@ -30,6 +34,9 @@ final class SelectorLoop implements Runnable {
     private final List<SelectorLoop> peers;
     private final Queue<SocketChannel> handedOver = new ConcurrentLinkedQueue<>();
     private final Thread thread;
+    private final boolean selectWithConsumer;
+    /** The action of {@code select(Consumer)}, made once rather than at every select. */
+    private final Consumer<SelectionKey> handler = this::handle;
     /** Shared by the loop's connections: a connection holds buffers of its own only while it has half a request or an unsent reply. */
     final ByteBuffer readBuffer = ByteBuffer.allocateDirect(Protocol.MAX_BYTES);
     final ByteBuffer replyBuffer = ByteBuffer.allocateDirect(Protocol.MAX_BYTES);
@@ -37,10 +44,11 @@ final class SelectorLoop implements Runnable {
     private int nextPeer;
     private volatile boolean stopping;
 
-    SelectorLoop(int index, Selector selector, List<SelectorLoop> peers) {
+    SelectorLoop(int index, Selector selector, List<SelectorLoop> peers, boolean selectWithConsumer) {
         this.index = index;
         this.selector = selector;
         this.peers = peers;
+        this.selectWithConsumer = selectWithConsumer;
         this.thread = new Thread(this, "selector-" + index);
         this.thread.setDaemon(true);
     }
@@ -65,24 +73,45 @@ final class SelectorLoop implements Runnable {
     public void run() {
         try {
             while (!stopping) {
-                selector.select();
-                registerHandedOver();
-                Iterator<SelectionKey> keys = selector.selectedKeys().iterator();
-                while (keys.hasNext()) {
-                    SelectionKey key = keys.next();
-                    keys.remove();
-                    if (!key.isValid()) {
-                        continue;
-                    }
-                    if (key.isAcceptable()) {
-                        acceptAll();
-                    } else {
-                        serve(key);
-                    }
+                if (selectWithConsumer) {
+                    selector.select(handler);
+                    registerHandedOver();
+                } else {
+                    selector.select();
+                    registerHandedOver();
+                    handleSelectedKeys();
                 }
             }
         } catch (Throwable t) {
             Fatal.fail("selector loop " + index, t);
+        }
+    }
+
+    private void handleSelectedKeys() {
+        Iterator<SelectionKey> keys = selector.selectedKeys().iterator();
+        while (keys.hasNext()) {
+            SelectionKey key = keys.next();
+            keys.remove();
+            handle(key);
+        }
+    }
+
+    /**
+     * Accepts or serves one ready key; throws nothing checked, so that it can be the action of
+     * {@code select(Consumer)} too.
+     */
+    private void handle(SelectionKey key) {
+        if (!key.isValid()) {
+            return;
+        }
+        if (key.isAcceptable()) {
+            try {
+                acceptAll();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        } else {
+            serve(key);
         }
     }
 

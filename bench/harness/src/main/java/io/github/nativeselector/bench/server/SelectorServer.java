@@ -18,8 +18,9 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The plain NIO server: {@code threads} selector loops on selectors of one kind. The first loop
- * also accepts, and deals new connections round the loops.
+ * The plain NIO server: {@code threads} selector loops on selectors of one kind, taking ready
+ * keys from the selected-key set or through {@code select(Consumer)}. The first loop also
+ * accepts, and deals new connections round the loops.
  */
 final class SelectorServer implements Server {
 
@@ -33,7 +34,8 @@ final class SelectorServer implements Server {
         this.loops = loops;
     }
 
-    static SelectorServer start(SelectorKind kind, int threads, int batchThreshold) throws IOException {
+    static SelectorServer start(SelectorKind kind, int threads, int batchThreshold, boolean selectWithConsumer)
+            throws IOException {
         List<Selector> selectors = new ArrayList<>();
         ServerSocketChannel listener = null;
         try {
@@ -54,7 +56,7 @@ final class SelectorServer implements Server {
         }
         List<SelectorLoop> loops = new ArrayList<>();
         for (int i = 0; i < threads; i++) {
-            loops.add(new SelectorLoop(i, selectors.get(i), loops));
+            loops.add(new SelectorLoop(i, selectors.get(i), loops, selectWithConsumer));
         }
         loops.get(0).accept(listener);
         for (SelectorLoop loop : loops) {

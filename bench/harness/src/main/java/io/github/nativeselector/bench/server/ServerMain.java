@@ -33,8 +33,9 @@ public final class ServerMain {
             "usage: java -cp native-selector-harness.jar " + ServerMain.class.getName(),
             "           --server nio|netty-nio|netty-epoll|netty-io_uring|threads-platform|threads-virtual",
             "           [--selector " + SelectorKind.names().replace(", ", "|") + "] [--threads 1] [--threshold N]",
+            "           [--ready-keys selected-keys|consumer]",
             "--selector and --threshold (default: the library's) apply to nio and netty-nio; --threads to nio and",
-            "the netty servers.",
+            "the netty servers; --ready-keys to nio: the selected-key set (the default) or select(Consumer).",
             "");
 
     private ServerMain() {}
@@ -44,6 +45,7 @@ public final class ServerMain {
         SelectorKind selector = SelectorKind.EPOLL;
         int threads = 1;
         int threshold = 0; // the library's default
+        boolean selectWithConsumer = false;
         try {
             for (int i = 0; i < args.length; i += 2) {
                 if (i + 1 >= args.length) {
@@ -55,6 +57,7 @@ public final class ServerMain {
                     case "--selector" -> selector = SelectorKind.named(value);
                     case "--threads" -> threads = positive(args[i], value);
                     case "--threshold" -> threshold = positive(args[i], value);
+                    case "--ready-keys" -> selectWithConsumer = consumer(value);
                     default -> throw new IllegalArgumentException("unknown option " + args[i]);
                 }
             }
@@ -69,7 +72,7 @@ public final class ServerMain {
 
         Server running;
         try {
-            running = start(server, selector, threads, threshold);
+            running = start(server, selector, threads, threshold, selectWithConsumer);
         } catch (Exception | LinkageError e) {
             System.err.println("unavailable: " + Probe.reason(e));
             System.exit(UNAVAILABLE);
@@ -93,15 +96,25 @@ public final class ServerMain {
         System.exit(0);
     }
 
-    private static Server start(String server, SelectorKind selector, int threads, int threshold) throws Exception {
+    private static Server start(String server, SelectorKind selector, int threads, int threshold,
+            boolean selectWithConsumer) throws Exception {
         return switch (server) {
-            case "nio" -> SelectorServer.start(selector, threads, threshold);
+            case "nio" -> SelectorServer.start(selector, threads, threshold, selectWithConsumer);
             case "netty-nio" -> NettyServer.start(NettyServer.Transport.NIO, selector, threads, threshold);
             case "netty-epoll" -> NettyServer.start(NettyServer.Transport.EPOLL, selector, threads, threshold);
             case "netty-io_uring" -> NettyServer.start(NettyServer.Transport.IO_URING, selector, threads, threshold);
             case "threads-platform" -> ThreadPerConnectionServer.start(false);
             case "threads-virtual" -> ThreadPerConnectionServer.start(true);
             default -> throw new IllegalArgumentException("unknown server '" + server + "'");
+        };
+    }
+
+    private static boolean consumer(String readyKeys) {
+        return switch (readyKeys) {
+            case "selected-keys" -> false;
+            case "consumer" -> true;
+            default -> throw new IllegalArgumentException("--ready-keys " + readyKeys
+                    + ": expected selected-keys or consumer");
         };
     }
 
