@@ -15,25 +15,39 @@ import java.util.NoSuchElementException;
 
 /**
  * The selected-key set: an array, with each key holding its index, so that adding, finding and
- * removing a key allocate nothing and take constant time. Users may remove keys (directly or
- * through an iterator) but not add them: {@link #add} throws, as the JDK's set does.
+ * removing a key allocate nothing and take constant (amortized) time. Users may remove keys
+ * (directly or through an iterator) but not add them: {@link #add} throws, as the JDK's set does.
  *
- * <p>Not thread-safe: users synchronize on the set, as {@code Selector.selectedKeys()} says,
- * and the selector adds keys while holding that monitor.
+ * <p>Keys are iterated in the order the selector added them, which is the order the kernel
+ * reported them. A removed key therefore leaves a hole instead of having the last key moved into
+ * its place: that move would serve the usual loop (take a key, remove it, handle it) in reverse
+ * kernel order after its first key, the keys reported early waiting longest.
+ * Iteration skips holes; {@link #addSelected} closes them up, keeping the order, once they are
+ * half the slots in use, so that a compaction costs at most twice the removals since the last one
+ * and the array grows only when keys fill more than half of it.
+ *
+ * <p>Locking: not thread-safe. Users synchronize on the set, as {@code Selector.selectedKeys()}
+ * says, and the selector adds and removes keys while holding that monitor.
  */
 final class SelectedKeySet extends AbstractSet<SelectionKey> {
 
     private NativeSelectionKey[] keys = new NativeSelectionKey[32];
-    private int size;
+    /** The slots in use, keys and holes: every slot from here on is null. */
+    private int end;
+    /** The null slots below {@link #end}, left by removed keys. */
+    private int holes;
     private int modCount;
 
-    /** Adds a key that is not in the set. */
+    /** Adds a key that is not in the set, after every key in it. */
     void addSelected(NativeSelectionKey key) {
-        if (size == keys.length) {
-            keys = Arrays.copyOf(keys, size * 2);
+        if (holes > 0 && holes >= end >> 1) {
+            compact();
         }
-        key.selectedIndex = size;
-        keys[size++] = key;
+        if (end == keys.length) {
+            keys = Arrays.copyOf(keys, end * 2);
+        }
+        key.selectedIndex = end;
+        keys[end++] = key;
         modCount++;
     }
 
@@ -67,16 +81,20 @@ final class SelectedKeySet extends AbstractSet<SelectionKey> {
 
     @Override
     public int size() {
-        return size;
+        return end - holes;
     }
 
     @Override
     public void clear() {
-        for (int i = 0; i < size; i++) {
-            keys[i].selectedIndex = -1;
-            keys[i] = null;
+        for (int i = 0; i < end; i++) {
+            NativeSelectionKey key = keys[i];
+            if (key != null) {
+                key.selectedIndex = -1;
+                keys[i] = null;
+            }
         }
-        size = 0;
+        end = 0;
+        holes = 0;
         modCount++;
     }
 
@@ -87,9 +105,16 @@ final class SelectedKeySet extends AbstractSet<SelectionKey> {
             private int last = -1;
             private int expectedModCount = modCount;
 
+            /*
+             * Stepping over holes here changes nothing that next() returns: only compact() and
+             * clear() reuse a slot, and next() reports either as a concurrent modification.
+             */
             @Override
             public boolean hasNext() {
-                return cursor < size;
+                while (cursor < end && keys[cursor] == null) {
+                    cursor++;
+                }
+                return cursor < end;
             }
 
             @Override
@@ -97,7 +122,7 @@ final class SelectedKeySet extends AbstractSet<SelectionKey> {
                 if (modCount != expectedModCount) {
                     throw new ConcurrentModificationException();
                 }
-                if (cursor >= size) {
+                if (!hasNext()) {
                     throw new NoSuchElementException();
                 }
                 last = cursor;
@@ -112,9 +137,7 @@ final class SelectedKeySet extends AbstractSet<SelectionKey> {
                 if (modCount != expectedModCount) {
                     throw new ConcurrentModificationException();
                 }
-                // The last key moves into the hole; step back so it is visited.
                 removeAt(last);
-                cursor = last;
                 last = -1;
                 expectedModCount = modCount;
             }
@@ -123,17 +146,35 @@ final class SelectedKeySet extends AbstractSet<SelectionKey> {
 
     private int indexOf(NativeSelectionKey key) {
         int index = key.selectedIndex;
-        return index >= 0 && index < size && keys[index] == key ? index : -1;
+        return index >= 0 && index < end && keys[index] == key ? index : -1;
     }
 
+    /**
+     * Leaves a hole where the key was. It never moves another key, so an iterator's position
+     * stays valid; once the set is empty the slots are all null and are reused from the front.
+     */
     private void removeAt(int index) {
         keys[index].selectedIndex = -1;
-        int last = --size;
-        if (index != last) {
-            keys[index] = keys[last];
-            keys[index].selectedIndex = index;
+        keys[index] = null;
+        if (++holes == end) {
+            end = 0;
+            holes = 0;
         }
-        keys[last] = null;
         modCount++;
+    }
+
+    /** Moves the keys down over the holes, in order. */
+    private void compact() {
+        int to = 0;
+        for (int from = 0; from < end; from++) {
+            NativeSelectionKey key = keys[from];
+            if (key != null) {
+                key.selectedIndex = to;
+                keys[to++] = key;
+            }
+        }
+        Arrays.fill(keys, to, end, null);
+        end = to;
+        holes = 0;
     }
 }

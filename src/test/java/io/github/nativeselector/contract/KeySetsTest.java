@@ -6,6 +6,7 @@
 package io.github.nativeselector.contract;
 
 import static io.github.nativeselector.support.ContractSupport.AWAIT_MS;
+import static io.github.nativeselector.support.ContractSupport.selectUntilSelected;
 import static java.nio.channels.SelectionKey.OP_READ;
 import static java.nio.channels.SelectionKey.OP_WRITE;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -21,9 +22,11 @@ import io.github.nativeselector.support.ContractChannels.SocketPair;
 import io.github.nativeselector.support.ContractSupport;
 import io.github.nativeselector.support.ContractSupport.Background;
 import io.github.nativeselector.support.TestSelectors;
+import java.nio.ByteBuffer;
 import java.nio.channels.ClosedSelectorException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
+import java.nio.channels.WritableByteChannel;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Iterator;
@@ -260,6 +263,91 @@ class KeySetsTest {
         } finally {
             pipes.forEach(PipePair::close);
         }
+    }
+
+    /**
+     * Pipes and loopback sockets made readable one select after another, so that each select
+     * adds one key: the usual loop (take a key, remove it, handle it) visits every selected key
+     * once, and on the native selectors in the order the keys were selected. The JDK's set is a
+     * HashSet, whose order is its own, so for it only the visits are counted.
+     */
+    @ParameterizedTest
+    @MethodSource(ALL)
+    void theUsualLoopVisitsEachSelectedKeyOnceInTheOrderTheyWereSelected(TestSelectors s) throws Exception {
+        int n = 8;
+        List<AutoCloseable> resources = new ArrayList<>();
+        try (Selector sel = s.open()) {
+            List<SelectionKey> keys = new ArrayList<>();
+            List<WritableByteChannel> writers = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                if (i % 2 == 0) {
+                    PipePair p = PipePair.open();
+                    resources.add(p);
+                    p.source.configureBlocking(false);
+                    keys.add(p.source.register(sel, OP_READ, i));
+                    writers.add(p.sink);
+                } else {
+                    SocketPair sp = SocketPair.open(SocketKind.INET);
+                    resources.add(sp);
+                    keys.add(sp.local.register(sel, OP_READ, i));
+                    writers.add(sp.peer);
+                }
+            }
+            // Not in registration order, so that only the order of selection can explain a match.
+            List<Integer> readiness = List.of(5, 2, 7, 0, 3, 6, 1, 4);
+            List<SelectionKey> selected = new ArrayList<>();
+            for (int i : readiness) {
+                assertEquals(1, writers.get(i).write(ByteBuffer.wrap(new byte[] {1})));
+                selectUntilSelected(sel, keys.get(i));
+                selected.add(keys.get(i));
+                assertEquals(selected.size(), sel.selectedKeys().size());
+            }
+            List<SelectionKey> visited = takeEach(sel.selectedKeys());
+            assertEquals(n, visited.size(), "keys visited");
+            assertEquals(Set.copyOf(keys), new HashSet<>(visited), "every key visited once");
+            if (s.isNative()) {
+                assertEquals(attachments(selected), attachments(visited), "visited in the order selected");
+            }
+
+            // Every key at once, in the kernel's order; then one taken out and selected again.
+            selectUntilSelected(sel, keys.toArray(new SelectionKey[0]));
+            List<SelectionKey> order = new ArrayList<>(sel.selectedKeys());
+            assertEquals(order, new ArrayList<>(sel.selectedKeys()), "iterating does not reorder");
+            SelectionKey middle = order.get(n / 2);
+            assertTrue(sel.selectedKeys().remove(middle));
+            selectUntilSelected(sel, middle);
+            order.remove(middle);
+            order.add(middle);
+            visited = takeEach(sel.selectedKeys());
+            assertEquals(n, visited.size(), "keys visited");
+            assertEquals(Set.copyOf(keys), new HashSet<>(visited), "every key visited once");
+            if (s.isNative()) {
+                assertEquals(attachments(order), attachments(visited), "a key selected again comes last");
+            }
+        } finally {
+            for (AutoCloseable resource : resources) {
+                resource.close();
+            }
+        }
+    }
+
+    /** The usual loop: each key taken and removed; returns them in the order they came. */
+    private static List<SelectionKey> takeEach(Set<SelectionKey> selected) {
+        List<SelectionKey> taken = new ArrayList<>();
+        for (Iterator<SelectionKey> it = selected.iterator(); it.hasNext(); ) {
+            taken.add(it.next());
+            it.remove();
+        }
+        assertTrue(selected.isEmpty());
+        return taken;
+    }
+
+    private static List<Object> attachments(List<SelectionKey> keys) {
+        List<Object> attachments = new ArrayList<>();
+        for (SelectionKey key : keys) {
+            attachments.add(key.attachment());
+        }
+        return attachments;
     }
 
     @ParameterizedTest
