@@ -6,14 +6,14 @@
 /*
  * The io_uring instance itself: the submission and completion rings the kernel shares with this
  * process, and the system calls that set them up and move entries through them. Nothing here
- * knows what a request means; the backend's other files build on these calls.
+ * knows what a request means: the io_uring backend's other files build on these calls, and the
+ * epoll backend submits its epoll_ctl requests through a ring of its own.
  *
- *   ring_setup      io_uring_setup, then what the backend cannot work without: the features
- *                   IORING_FEAT_SINGLE_MMAP, IORING_FEAT_NODROP, IORING_FEAT_EXT_ARG and
- *                   IORING_FEAT_RSRC_TAGS (the mark of Linux 5.13, whose poll updates the
- *                   backend uses), and the POLL_ADD and POLL_REMOVE opcodes (IORING_REGISTER_PROBE);
- *                   -EOPNOTSUPP when one is missing. Then both rings are mapped. What it has set up
- *                   is recorded even when it fails, for ring_unmap and ring_close to release.
+ *   ring_setup      io_uring_setup, then what the caller cannot work without (struct ring_needs:
+ *                   features, opcodes by IORING_REGISTER_PROBE) and IORING_FEAT_SINGLE_MMAP,
+ *                   which the mapping relies on; -EOPNOTSUPP when one is missing. Then both rings
+ *                   are mapped. What it has set up is recorded even when it fails, for ring_unmap
+ *                   and ring_close to release.
  *   ring_unmap      unmaps what ring_setup mapped.
  *   ring_close      closes the ring's fd, if ring_setup opened one (fd is -1 before).
  *   ring_next_sqe   a cleared submission entry at the tail; when the ring is full, what it holds
@@ -45,7 +45,15 @@ struct uring_ring {
     size_t sqes_size;
 };
 
-int ring_setup(struct uring_ring *ring, unsigned sq_entries, unsigned cq_entries);
+/* What a ring's user cannot work without, checked by ring_setup. */
+struct ring_needs {
+    unsigned features;        /* IORING_FEAT_* bits */
+    const unsigned *opcodes;  /* IORING_OP_* values the kernel must support */
+    size_t opcode_count;
+};
+
+int ring_setup(struct uring_ring *ring, unsigned sq_entries, unsigned cq_entries,
+               const struct ring_needs *needs);
 void ring_unmap(struct uring_ring *ring);
 void ring_close(struct uring_ring *ring);
 int ring_next_sqe(struct uring_ring *ring, int *calls, struct io_uring_sqe **out);
