@@ -24,22 +24,31 @@ int ring_enter(struct uring_ring *ring, unsigned to_submit, unsigned min_complet
     return n < 0 ? -errno : (int)n;
 }
 
-int ring_next_sqe(struct uring_ring *ring, int *calls, struct io_uring_sqe **out)
+struct io_uring_sqe *ring_get_sqe(struct uring_ring *ring)
 {
-    if (ring_unsubmitted(ring) == ring->sq_entries) {
-        ring_publish(ring);
-        int n = ring_enter(ring, ring->sq_entries, 0, 0, NULL);
-        (*calls)++;
-        if (n < 0)
-            return n;
-        if (ring_unsubmitted(ring) == ring->sq_entries)
-            return -EBUSY;
-    }
+    if (ring_unsubmitted(ring) == ring->sq_entries)
+        return NULL;
     unsigned index = ring->sq_tail_local & *ring->sq_mask;
     struct io_uring_sqe *sqe = &ring->sqes[index];
     memset(sqe, 0, sizeof(*sqe));
     ring->sq_array[index] = index;
     ring->sq_tail_local++;
+    return sqe;
+}
+
+int ring_next_sqe(struct uring_ring *ring, int *calls, struct io_uring_sqe **out)
+{
+    struct io_uring_sqe *sqe = ring_get_sqe(ring);
+    if (sqe == NULL) {
+        ring_publish(ring);
+        int n = ring_enter(ring, ring->sq_entries, 0, 0, NULL);
+        (*calls)++;
+        if (n < 0)
+            return n;
+        sqe = ring_get_sqe(ring);
+        if (sqe == NULL)
+            return -EBUSY;
+    }
     *out = sqe;
     return 0;
 }

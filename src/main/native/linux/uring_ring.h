@@ -16,10 +16,12 @@
  *                   and ring_close to release.
  *   ring_unmap      unmaps what ring_setup mapped.
  *   ring_close      closes the ring's fd, if ring_setup opened one (fd is -1 before).
+ *   ring_get_sqe    a cleared submission entry at the tail, or NULL when the ring is full.
  *   ring_next_sqe   a cleared submission entry at the tail; when the ring is full, what it holds
  *                   is submitted first (io_uring_enter, counted in *calls). The entry reaches the
  *                   kernel once ring_publish has made it visible and io_uring_enter submits it.
  *   ring_enter      io_uring_enter, with a timeout (IORING_ENTER_EXT_ARG) when one is given.
+ *   ring_take_back  takes back the entries the kernel did not consume (a submission it cut short).
  *
  * Threads: nothing here locks. The caller serialises every call on one ring but ring_enter, which
  * reads only the fd.
@@ -56,6 +58,7 @@ int ring_setup(struct uring_ring *ring, unsigned sq_entries, unsigned cq_entries
                const struct ring_needs *needs);
 void ring_unmap(struct uring_ring *ring);
 void ring_close(struct uring_ring *ring);
+struct io_uring_sqe *ring_get_sqe(struct uring_ring *ring);
 int ring_next_sqe(struct uring_ring *ring, int *calls, struct io_uring_sqe **out);
 int ring_enter(struct uring_ring *ring, unsigned to_submit, unsigned min_complete, unsigned flags,
                const struct __kernel_timespec *timeout);
@@ -70,6 +73,18 @@ static inline unsigned ring_unsubmitted(const struct uring_ring *ring)
 static inline void ring_publish(struct uring_ring *ring)
 {
     __atomic_store_n(ring->sq_tail, ring->sq_tail_local, __ATOMIC_RELEASE);
+}
+
+/* Takes back the entries the kernel has not consumed, so that no later io_uring_enter submits
+   them; returns how many. Without IORING_SETUP_SQPOLL (never set here) the kernel reads the
+   submission ring only inside io_uring_enter, so moving the tail back is safe in between. */
+static inline unsigned ring_take_back(struct uring_ring *ring)
+{
+    unsigned head = __atomic_load_n(ring->sq_head, __ATOMIC_ACQUIRE);
+    unsigned taken_back = ring->sq_tail_local - head;
+    ring->sq_tail_local = head;
+    ring_publish(ring);
+    return taken_back;
 }
 
 /* Whether the kernel holds completions that did not fit the completion ring. */
