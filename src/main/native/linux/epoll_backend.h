@@ -35,7 +35,11 @@
  *            timeout and calls again.
  *   wakeup   adds 1 to the eventfd; EAGAIN (counter saturated) already means "awake".
  *   close    unmaps and closes the ring, closes both fds and frees the backend. Closing
- *            the epoll fd drops every registration at once.
+ *            the epoll fd drops every registration at once. The kernel's exit work for the
+ *            ring then signals each thread that set it up or entered it (task work,
+ *            TWA_SIGNAL): an epoll_wait on such a thread at that moment, of any epoll, ends
+ *            with EINTR, which callers already treat as a signal's (poll returns -EINTR;
+ *            the Java side waits again for the time left).
  *
  * Order. The kernel runs an EPOLL_CTL entry at once unless the epoll's mutex is busy (another
  * thread's epoll_wait copying events out, say): then it hands the entry to a worker thread and
