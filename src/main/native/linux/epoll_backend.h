@@ -60,23 +60,24 @@
  * their changes applied with epoll_ctl.
  *
  * The figures (bench/uring-mechanisms, `taskset -c 1 mechanisms -k -r 11 -t 100`, Linux 6.18,
- * two shared vCPUs; ns per change, median of 11 repetitions run side by side; M1 one epoll_ctl
- * per change, M3 one io_uring_enter of EPOLL_CTL entries per apply, M3+links the same chained
- * with IOSQE_IO_HARDLINK):
+ * two shared vCPUs, spreads within 2%; ns per change, median of 11 repetitions run side by side;
+ * M1 one epoll_ctl per change, M3 one io_uring_enter of EPOLL_CTL entries per apply, M3+links
+ * the same chained with IOSQE_IO_HARDLINK):
  *
- *   changes per apply          1      2      4      8     16     64
- *   MOD, M1                  380    384    384    372    374    486
- *   MOD, M3 / M1            1.50   1.17   0.99   0.89   0.85   0.77
- *   MOD, M3+links / M1      1.52   1.48   1.46   1.40   1.41   1.23
- *   ADD then DEL, M1         804    793    799    784    744    947
- *   ADD then DEL, M3 / M1   1.29   1.08   1.00   0.94   0.93   0.84
- *   ADD then DEL, M3+links  1.27   1.24   1.26   1.28   1.25   1.09
+ *   changes per apply               1      2      4      8     16     64
+ *   MOD, M1                       185    186    185    185    183    189
+ *   MOD, M3 / M1                 1.54   1.14   0.95   0.86   0.87   0.79
+ *   MOD, M3+links / M1           1.54   1.47   1.42   1.37   1.39   1.35
+ *   ADD then DEL, M1              368    369    373    365    363    365
+ *   ADD then DEL, M3 / M1        1.31   1.11   1.00   0.96   0.93   0.89
+ *   ADD then DEL, M3+links / M1  1.31   1.29   1.26   1.25   1.25   1.21
  *
  * An io_uring_enter costs about three quarters of an epoll_ctl on top of its entries, and each
- * entry about three quarters of one: the ring breaks even at 4 changes and is 6-23% cheaper
- * from 8 on, hence NS_EPOLL_RING_MIN_CHANGES 8, for a batch and for each chunk (a chunk cut
- * short by a repeated fd goes by epoll_ctl when it is shorter). NS_EPOLL_RING_ENTRIES 64 is the Java side's default batch threshold: a default
- * batch is one io_uring_enter; the ring takes two pages.
+ * entry about three quarters of one: the ring breaks even at about 4 changes (within 5% there on
+ * two runs) and is 4-21% cheaper from 8 on, hence NS_EPOLL_RING_MIN_CHANGES 8, for a batch and
+ * for each chunk (a chunk cut short by a repeated fd goes by epoll_ctl when it is shorter).
+ * NS_EPOLL_RING_ENTRIES 64 is the Java side's default batch threshold, so a default batch is one
+ * io_uring_enter; the ring takes two pages (64 entries of 64 bytes; the rings and 128 completions).
  *
  * Not done: the wait. IORING_OP_EPOLL_WAIT (Linux 6.15) could put a select's changes and its
  * wait in one io_uring_enter, but the same benchmark (M4) made each select 1.38x dearer than
