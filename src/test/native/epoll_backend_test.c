@@ -18,11 +18,9 @@
  */
 #include "epoll_backend.h"
 #include "backend_test_support.h"
+#include "uring_syscall_seam.h"
 
-#include <linux/io_uring.h>
-#include <stdarg.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #define K NS_EPOLL_RING_MIN_CHANGES
@@ -79,10 +77,9 @@ static void reset_seams(void)
     force_async = 0;
 }
 
-long __real_syscall(long number, ...);
-long __wrap_syscall(long number, ...);
-
-static long enter(int fd, unsigned to_submit, unsigned min_complete, unsigned flags, void *arg, size_t size)
+/* io_uring_enter as the plan says (uring_syscall_seam.h). */
+static long on_io_uring_enter(int fd, unsigned to_submit, unsigned min_complete, unsigned flags, void *arg,
+                              size_t size)
 {
     enters++;
     if (enters <= MAX_ENTERS)
@@ -105,40 +102,16 @@ static long enter(int fd, unsigned to_submit, unsigned min_complete, unsigned fl
     }
 }
 
-long __wrap_syscall(long number, ...)
+/* io_uring_setup: what the kernel tells the caller is what the test needs to read the ring. */
+static long on_io_uring_setup(unsigned entries, struct io_uring_params *params)
 {
-    va_list args;
-    va_start(args, number);
-    long result;
-    if (number == __NR_io_uring_enter) {
-        int fd = va_arg(args, int);
-        unsigned to_submit = va_arg(args, unsigned);
-        unsigned min_complete = va_arg(args, unsigned);
-        unsigned flags = va_arg(args, unsigned);
-        void *arg = va_arg(args, void *);
-        size_t size = va_arg(args, size_t);
-        result = enter(fd, to_submit, min_complete, flags, arg, size);
-    } else if (number == __NR_io_uring_setup) {
-        unsigned entries = va_arg(args, unsigned);
-        struct io_uring_params *params = va_arg(args, struct io_uring_params *);
-        result = __real_syscall(number, entries, params);
-        if (result >= 0) {
-            last_ring.fd = (int)result;
-            last_ring.params = *params;
-            last_ring.rings = NULL;
-            last_ring.sqes = NULL;
-        }
-    } else if (number == __NR_io_uring_register) {
-        int fd = va_arg(args, int);
-        unsigned opcode = va_arg(args, unsigned);
-        void *arg = va_arg(args, void *);
-        unsigned count = va_arg(args, unsigned);
-        result = __real_syscall(number, fd, opcode, arg, count);
-    } else {
-        fprintf(stderr, "syscall %ld: unknown to the test's seam\n", number);
-        abort();
+    long result = __real_syscall(__NR_io_uring_setup, entries, params);
+    if (result >= 0) {
+        last_ring.fd = (int)result;
+        last_ring.params = *params;
+        last_ring.rings = NULL;
+        last_ring.sqes = NULL;
     }
-    va_end(args);
     return result;
 }
 
@@ -505,18 +478,28 @@ static void test_one_fd_twice_keeps_its_order_when_entries_are_punted(void)
 static int faulty_enters;
 static struct enter_args faulty_asked[MAX_ENTERS + 1];
 
+/* What the io_uring_enter numbered `at` does. */
+struct fault {
+    int at;
+    enum enter_fault fault;
+    int err;
+    unsigned takes;
+};
+
 /*
- * Applies n ADDs (pairs 0..n-1) with the io_uring_enter calls going as `setup` planned, expecting
- * `calls` system calls, every change applied and nothing left in the ring; then DELs them all.
+ * Applies n ADDs (pairs 0..n-1) with one io_uring_enter faulty as `f` says, expecting `calls`
+ * system calls, every change applied and nothing left in the ring; then DELs them all.
  */
-static void apply_with_faults(int n, int calls, void (*setup)(void))
+static void apply_with_faults(int n, int calls, struct fault f)
 {
     struct ns_backend *ep = open_epoll(MAX_PAIRS + 1);
     struct ns_change changes[MAX_PAIRS];
     make_pairs(n);
     batch_of(changes, NS_OP_ADD, 0, n);
     reset_seams();
-    setup();
+    plan[f.at].fault = f.fault;
+    plan[f.at].err = f.err;
+    plan[f.at].takes = f.takes;
     apply_expecting(ep, changes, n, calls);
     faulty_enters = enters;
     memcpy(faulty_asked, asked, sizeof(asked));
@@ -528,31 +511,13 @@ static void apply_with_faults(int n, int calls, void (*setup)(void))
     ns_epoll_ops.close(ep);
 }
 
-static void eintr_first(void)
-{
-    plan[1].fault = FAIL;
-    plan[1].err = EINTR;
-}
-
 /* Interrupted before it took anything: entered again, the same entries. */
 static void test_enter_interrupted_is_entered_again(void)
 {
     if (!has_ring)
         return;
-    apply_with_faults(K, 2, eintr_first);
+    apply_with_faults(K, 2, (struct fault){ .at = 1, .fault = FAIL, .err = EINTR });
     CHECK(faulty_asked[2].to_submit == K && faulty_asked[2].min_complete == K);
-}
-
-static void ebusy_first(void)
-{
-    plan[1].fault = FAIL;
-    plan[1].err = EBUSY;
-}
-
-static void enomem_second(void)
-{
-    plan[2].fault = FAIL;
-    plan[2].err = ENOMEM;
 }
 
 /* Refused, nothing taken: the chunk goes by epoll_ctl; the next chunk by the ring again. */
@@ -560,16 +525,10 @@ static void test_enter_refused_falls_back_to_epoll_ctl(void)
 {
     if (!has_ring)
         return;
-    apply_with_faults(K, 1 + K, ebusy_first);
+    apply_with_faults(K, 1 + K, (struct fault){ .at = 1, .fault = FAIL, .err = EBUSY });
     CHECK(faulty_enters == 1);
-    apply_with_faults(2 * RING + K, 1 + (1 + RING) + 1, enomem_second);
+    apply_with_faults(2 * RING + K, 1 + (1 + RING) + 1, (struct fault){ .at = 2, .fault = FAIL, .err = ENOMEM });
     CHECK(faulty_enters == 3);
-}
-
-static void take_three(void)
-{
-    plan[1].fault = TAKE_SOME;
-    plan[1].takes = 3;
 }
 
 /* Cut short after 3 entries: their completions read, the rest taken back for epoll_ctl. */
@@ -577,21 +536,8 @@ static void test_submission_cut_short_takes_the_rest_back(void)
 {
     if (!has_ring)
         return;
-    apply_with_faults(K + 2, 1 + (K + 2 - 3), take_three);
+    apply_with_faults(K + 2, 1 + (K + 2 - 3), (struct fault){ .at = 1, .fault = TAKE_SOME, .takes = 3 });
     CHECK(faulty_enters == 1);
-}
-
-static void punted_wait_interrupted(void)
-{
-    force_async = 1;
-    plan[1].fault = SUBMIT_NO_WAIT;
-}
-
-static void punted_wait_interrupted_twice(void)
-{
-    punted_wait_interrupted();
-    plan[2].fault = FAIL;
-    plan[2].err = EINTR;
 }
 
 /*
@@ -611,10 +557,12 @@ static void test_wait_cut_short_waits_again_for_what_the_kernel_took(void)
         make_pairs(RING);
         batch_of(changes, NS_OP_ADD, 0, RING);
         reset_seams();
-        if (round % 2 == 0)
-            punted_wait_interrupted();
-        else
-            punted_wait_interrupted_twice();
+        force_async = 1;
+        plan[1].fault = SUBMIT_NO_WAIT;
+        if (round % 2 == 1) { /* and the wait after it interrupted too */
+            plan[2].fault = FAIL;
+            plan[2].err = EINTR;
+        }
         int calls = ns_epoll_ops.apply(ep, changes, RING, 1);
         CHECK(calls == enters && calls >= 1 && calls <= 3);
         for (int i = 0; i < RING; i++)
