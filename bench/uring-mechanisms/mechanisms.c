@@ -472,12 +472,13 @@ static int epoll_op(uint32_t old, uint32_t ev)
     return ev == 0 ? EPOLL_CTL_DEL : old == 0 ? EPOLL_CTL_ADD : EPOLL_CTL_MOD;
 }
 
-static void ctl_sqe(struct sel *s, int i, int skip_success)
+/* Queues pending change i as an EPOLL_CTL SQE; returns it, or NULL when there is nothing to do. */
+static struct io_uring_sqe *ctl_sqe(struct sel *s, int i, int skip_success)
 {
     int slot = s->pend_slot[i];
     uint32_t ev = s->pend_ev[i], old = s->reg[slot];
     if (ev == old)
-        return;
+        return NULL;
     s->ctl_ev[i].events = ev;
     s->ctl_ev[i].data.u64 = (uint64_t)slot;
     struct io_uring_sqe *sqe = ring_sqe(&s->ring);
@@ -489,7 +490,11 @@ static void ctl_sqe(struct sel *s, int i, int skip_success)
     sqe->off = (uint64_t)s->fds[slot];
     sqe->user_data = UD_CTL | (uint32_t)slot;
     s->reg[slot] = ev;
+    return sqe;
 }
+
+/* -k: M3's SQEs of one flush chained with IOSQE_IO_HARDLINK, as linux/epoll_backend.c does. */
+static int ctl_hardlink;
 
 /* The batch threshold: apply every queued change now. */
 static void sel_flush(struct sel *s)
@@ -524,10 +529,15 @@ static void sel_flush(struct sel *s)
     case M_EWAIT: {
         s->ctl_done = 0;
         long n = 0;
+        struct io_uring_sqe *last = NULL;
         for (int i = 0; i < s->npend; i++) {
-            unsigned before = s->ring.tail;
-            ctl_sqe(s, i, 0);
-            n += s->ring.tail != before;
+            struct io_uring_sqe *sqe = ctl_sqe(s, i, 0);
+            if (sqe == NULL)
+                continue;
+            if (last != NULL && ctl_hardlink)
+                last->flags |= IOSQE_IO_HARDLINK;
+            last = sqe;
+            n++;
         }
         if (n == 0)
             break;
@@ -1010,13 +1020,16 @@ static long chunk_select_now(struct work *w)
     return 1024;
 }
 
-/* S2: register all n, then deregister all n, BATCH changes per apply. */
+/* The changes per apply in S2, S3 and S5: BATCH, or each size of the -k sweep in turn. */
+static int window = BATCH;
+
+/* S2: register all n, then deregister all n, `window` changes per apply. */
 static long chunk_churn(struct work *w)
 {
     for (uint32_t ev = EPOLLIN;; ev = 0) {
         for (int i = 0; i < w->n; i++) {
             sel_queue(w->s, i, ev);
-            if (w->s->npend == BATCH || i == w->n - 1)
+            if (w->s->npend == window || i == w->n - 1)
                 apply_batch(w);
         }
         if (ev == 0)
@@ -1025,12 +1038,12 @@ static long chunk_churn(struct work *w)
     return 2L * w->n;
 }
 
-/* S3/S5: per window of BATCH registrations, apply `to` to all of them, then `back`. */
+/* S3/S5: per `window` registrations, apply `to` to all of them, then `back`. */
 static uint32_t toggle_to, toggle_back;
 static long chunk_toggle(struct work *w)
 {
-    for (int base = 0; base < w->n; base += BATCH) {
-        int end = base + BATCH < w->n ? base + BATCH : w->n;
+    for (int base = 0; base < w->n; base += window) {
+        int end = base + window < w->n ? base + window : w->n;
         for (int i = base; i < end; i++)
             sel_queue(w->s, i, toggle_to);
         apply_batch(w);
@@ -1054,28 +1067,44 @@ struct result {
     int valid;
 };
 
-static struct result measure(chunk_fn fn, struct work *w)
+static void warm_up(chunk_fn fn, struct work *w)
 {
     uint64_t t0 = now_ns();
     do
         fn(w);
-    while (now_ns() - t0 < 20 * 1000000ull);   /* warm-up */
-    double r[MAX_REPS];
-    for (int rep = 0; rep < reps; rep++) {
-        long ops = 0;
-        uint64_t start = now_ns(), t;
-        do {
-            ops += fn(w);
-            t = now_ns();
-        } while (t - start < (uint64_t)min_rep_ms * 1000000ull);
-        r[rep] = (double)(t - start) / (double)ops;
-    }
+    while (now_ns() - t0 < 20 * 1000000ull);
+}
+
+/* One repetition: ns per operation over at least min_rep_ms. */
+static double one_rep(chunk_fn fn, struct work *w)
+{
+    long ops = 0;
+    uint64_t start = now_ns(), t;
+    do {
+        ops += fn(w);
+        t = now_ns();
+    } while (t - start < (uint64_t)min_rep_ms * 1000000ull);
+    return (double)(t - start) / (double)ops;
+}
+
+/* The median and spread of `reps` repetitions (sorted in place). */
+static struct result summarise(double *r)
+{
     qsort(r, (size_t)reps, sizeof(double), cmp_double);
     struct result res;
     res.median = reps % 2 ? r[reps / 2] : (r[reps / 2 - 1] + r[reps / 2]) / 2;
     res.spread = (r[reps - 1] - r[0]) / res.median;
     res.valid = 1;
     return res;
+}
+
+static struct result measure(chunk_fn fn, struct work *w)
+{
+    warm_up(fn, w);
+    double r[MAX_REPS];
+    for (int rep = 0; rep < reps; rep++)
+        r[rep] = one_rep(fn, w);
+    return summarise(r);
 }
 
 enum { R_S1_10, R_S1_1000, R_S1_10000, R_S6, R_S2, R_S2_SEL, R_S3, R_S3_SEL, R_S5, R_S4, NROWS };
@@ -1171,22 +1200,110 @@ static int *make_unwritable(int n, int *peers)
     return fds;
 }
 
+/*
+ * -k: from which batch size one io_uring_enter of EPOLL_CTL SQEs beats one epoll_ctl per change.
+ * S5 (MOD) and S2 (ADD, then DEL) on `n` sockets in applies of 1 to 64 changes, by M1, M3 and M3
+ * with the SQEs of each apply hard-linked. The three run side by side, one repetition of each in
+ * turn, so that a machine whose speed drifts (shared cores) slows all three alike.
+ */
+enum { NVARIANTS = 3 };
+static const char *const variant_label[NVARIANTS] = {"M1 epoll_ctl", "M3 EPOLL_CTL", "M3 hard-linked"};
+
+static void sweep_cells(chunk_fn fn, const int *fds, int n, int registered, struct result *out)
+{
+    struct sel *s[NVARIANTS];
+    struct work w[NVARIANTS];
+    double r[NVARIANTS][MAX_REPS];
+    for (int v = 0; v < NVARIANTS; v++) {
+        s[v] = sel_open(v == 0 ? M_EPOLL : M_CTL, n, fds, BATCH);
+        if (registered)
+            sel_register_all(s[v], n, EPOLLIN);
+        w[v] = (struct work){.s = s[v], .n = n, .ready = -1};
+        ctl_hardlink = v == 2;
+        warm_up(fn, &w[v]);
+    }
+    for (int rep = 0; rep < reps; rep++) {
+        for (int v = 0; v < NVARIANTS; v++) {
+            ctl_hardlink = v == 2;
+            r[v][rep] = one_rep(fn, &w[v]);
+        }
+    }
+    ctl_hardlink = 0;
+    for (int v = 0; v < NVARIANTS; v++) {
+        out[v] = summarise(r[v]);
+        verify_idle(s[v], sel_select(s[v], 0));
+        sel_close(s[v]);
+    }
+}
+
+static void batch_sweep(int n)
+{
+    static const int sizes[] = {1, 2, 4, 8, 16, 64};
+    enum { NSIZES = sizeof(sizes) / sizeof(sizes[0]) };
+    int *idle = xcalloc(n, sizeof(int));
+    for (int i = 0; i < n; i += 2)
+        make_pair(&idle[i]);
+    int *peers = xcalloc(n, sizeof(int));
+    int *full = make_unwritable(n, peers);
+    struct result r[2][NSIZES][NVARIANTS];
+    printf("\nmeasuring");
+    for (int k = 0; k < NSIZES; k++) {
+        window = sizes[k];
+        toggle_to = EPOLLIN | EPOLLOUT;
+        toggle_back = EPOLLIN;
+        sweep_cells(chunk_toggle, full, n, 1, r[0][k]);
+        sweep_cells(chunk_churn, idle, n, 0, r[1][k]);
+        printf(".");
+    }
+    window = BATCH;
+    printf("\n\n%-32s %-10s", "changes per apply (median)", "unit");
+    for (int v = 0; v < NVARIANTS; v++)
+        printf(" %18s", variant_label[v]);
+    printf("  spread (max - min) / median\n");
+    for (int row = 0; row < 2; row++) {
+        for (int k = 0; k < NSIZES; k++) {
+            char label[64];
+            snprintf(label, sizeof(label), "%s, %d per apply", row ? "S2 ADD then DEL" : "S5 MOD", sizes[k]);
+            printf("%-32s %-10s %18.0f", label, "ns/change", r[row][k][0].median);
+            for (int v = 1; v < NVARIANTS; v++) {
+                char cell[64];
+                snprintf(cell, sizeof(cell), "%.0f (%.2fx)", r[row][k][v].median,
+                         r[row][k][v].median / r[row][k][0].median);
+                printf(" %18s", cell);
+            }
+            printf(" ");
+            for (int v = 0; v < NVARIANTS; v++)
+                printf(" %5.1f%%", 100 * r[row][k][v].spread);
+            printf("\n");
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        close_fd(idle[i]);
+        close_fd(full[i]);
+        close_fd(peers[i]);
+    }
+    free(idle);
+    free(full);
+    free(peers);
+}
+
 static void usage(void)
 {
     fprintf(stderr,
-            "usage: mechanisms [-r reps] [-t min_rep_ms] [-D] [-c]\n"
+            "usage: mechanisms [-r reps] [-t min_rep_ms] [-D] [-c | -k]\n"
             "  -r  repetitions per cell, median reported (default 5, at most %d)\n"
             "  -t  minimum length of one repetition in ms (default 200)\n"
             "  -D  rings with IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN\n"
-            "  -c  behaviour checks only\n",
+            "  -c  behaviour checks only\n"
+            "  -k  checks, then M1 against M3 in applies of 1 to 64 changes instead of the table\n",
             MAX_REPS);
     exit(2);
 }
 
 int main(int argc, char **argv)
 {
-    int checks_only = 0, opt;
-    while ((opt = getopt(argc, argv, "r:t:Dc")) != -1) {
+    int checks_only = 0, sweep = 0, opt;
+    while ((opt = getopt(argc, argv, "r:t:Dck")) != -1) {
         switch (opt) {
         case 'r':
             reps = atoi(optarg);
@@ -1203,6 +1320,9 @@ int main(int argc, char **argv)
             break;
         case 'c':
             checks_only = 1;
+            break;
+        case 'k':
+            sweep = 1;
             break;
         default:
             usage();
@@ -1255,6 +1375,12 @@ int main(int argc, char **argv)
     }
     if (checks_only)
         return 0;
+    if (sweep) {
+        if (!has_ctl)
+            die(3, "this kernel's io_uring has no EPOLL_CTL");
+        batch_sweep(NIDLE);
+        return 0;
+    }
 
     /* NMAX registrations: both ends of NMAX/2 socketpairs; slot 0 gets one unread byte */
     int *fds = xcalloc(NMAX, sizeof(int));

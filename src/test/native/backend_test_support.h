@@ -68,11 +68,18 @@ static inline int apply_ok(struct ns_backend *b, int op, int fd, uint32_t events
 /*
  * Polls and checks every record carries only documented bits and a zero reserved field. The
  * count comes back without NS_POLLED_WITHOUT_SYSCALL, which goes to *no_syscall (when not NULL).
+ *
+ * A poll ended by -EINTR polls again: once an io_uring ring is closed, the kernel's exit work
+ * signals every thread that set it up or entered it (task work, TWA_SIGNAL), and an epoll_wait
+ * on such a thread at that moment, whatever its epoll, ends with EINTR. The epoll backend's own
+ * ring does that to the test's next poll.
  */
 static inline int poll_records(struct ns_backend *b, struct ns_ready *ready, int capacity, int timeout_ms,
                                int *no_syscall)
 {
-    int n = b->ops->poll(b, ready, capacity, timeout_ms);
+    int n;
+    while ((n = b->ops->poll(b, ready, capacity, timeout_ms)) == -EINTR) {
+    }
     CHECK(n >= 0);
     if (n < 0) {
         fprintf(stderr, "  %s poll: %s\n", b->ops->name, strerror(-n));
@@ -143,18 +150,40 @@ static inline const char *io_uring_unavailable_because(int err)
         return "this kernel has no io_uring";
     case EINVAL:
     case EOPNOTSUPP:
-        return "this kernel's io_uring is too old (Linux 5.13 or later)";
+        return "this kernel's io_uring is too old for the backend (io_uring: Linux 5.13; epoll's ring: 5.6)";
     default:
         return NULL;
     }
 }
 
 /*
- * Whether the backend can be tested here. A machine that refuses io_uring fails the test with a
- * message saying so: a skipped test would hide that the backend went untested. With
- * NATIVESELECTOR_NO_IO_URING=1 in the environment that is accepted on purpose: the reason and
- * "0 passed, 0 failed" are printed and the exit status is 0. Every other failure to open is left
- * for the tests to report. When not testable, *exit_status is what the program returns.
+ * Whether a test may go on without io_uring, which refused the backend with errno `err`. A machine
+ * that refuses io_uring fails the test with a message saying so: a skipped test would hide what
+ * went untested. With NATIVESELECTOR_NO_IO_URING=1 in the environment that is accepted on purpose:
+ * the reason and `accepted` are printed and the answer is yes. Otherwise the reason and `refused`
+ * are printed, and the answer is no.
+ */
+static inline int io_uring_refusal_accepted(int err, const char *accepted, const char *refused)
+{
+    const char *why = io_uring_unavailable_because(err);
+    if (why == NULL)
+        why = "it could not be set up";
+    const char *accept = getenv("NATIVESELECTOR_NO_IO_URING");
+    if (accept != NULL && strcmp(accept, "1") == 0) {
+        printf("io_uring is unavailable: %s (%s); NATIVESELECTOR_NO_IO_URING=1: %s\n", why, strerror(err),
+               accepted);
+        return 1;
+    }
+    fprintf(stderr, "io_uring is unavailable: %s (%s). %s; set NATIVESELECTOR_NO_IO_URING=1 to accept that.\n",
+            why, strerror(err), refused);
+    return 0;
+}
+
+/*
+ * Whether the backend can be tested here: every backend but io_uring can, and io_uring can unless
+ * it is refused (io_uring_refusal_accepted decides whether that fails the run). Every other
+ * failure to open is left for the tests to report. When not testable, *exit_status is what the
+ * program returns, after its closing line.
  */
 static inline int backend_testable(const struct ns_backend_ops *ops, int *exit_status)
 {
@@ -164,21 +193,11 @@ static inline int backend_testable(const struct ns_backend_ops *ops, int *exit_s
         ops->close(b);
         return 1;
     }
-    const char *why = strcmp(ops->name, "io_uring") == 0 ? io_uring_unavailable_because(-rc) : NULL;
-    if (why == NULL)
+    if (strcmp(ops->name, "io_uring") != 0 || io_uring_unavailable_because(-rc) == NULL)
         return 1;
-    const char *accept = getenv("NATIVESELECTOR_NO_IO_URING");
-    if (accept != NULL && strcmp(accept, "1") == 0) {
-        printf("io_uring is unavailable: %s (%s); NATIVESELECTOR_NO_IO_URING=1: not tested\n", why,
-               strerror(-rc));
-        printf("0 passed, 0 failed\n");
-        *exit_status = 0;
-    } else {
-        fprintf(stderr, "io_uring is unavailable: %s (%s). The io_uring backend cannot be tested "
-                        "here; set NATIVESELECTOR_NO_IO_URING=1 to accept that.\n", why, strerror(-rc));
-        printf("0 passed, 1 failed\n");
-        *exit_status = 1;
-    }
+    int accepted = io_uring_refusal_accepted(-rc, "not tested", "The io_uring backend cannot be tested here");
+    printf("0 passed, %d failed\n", accepted ? 0 : 1);
+    *exit_status = accepted ? 0 : 1;
     return 0;
 }
 

@@ -17,11 +17,11 @@
  */
 #include "uring_backend.h"
 #include "backend_test_support.h"
+#include "uring_syscall_seam.h"
 
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,44 +59,21 @@ int __wrap_pthread_mutex_unlock(pthread_mutex_t *mutex)
 /* The errno the next io_uring_enter on this thread fails with, without entering; 0: it enters. */
 static _Thread_local int next_enter_fails_with;
 
-/* The backend's three system calls, their arguments read as the backend passes them. */
-long __real_syscall(long number, ...);
-long __wrap_syscall(long number, ...);
-long __wrap_syscall(long number, ...)
+/* io_uring_enter, failing when a test asked for it (uring_syscall_seam.h). */
+static long on_io_uring_enter(int fd, unsigned to_submit, unsigned min_complete, unsigned flags, void *arg,
+                              size_t size)
 {
-    va_list args;
-    va_start(args, number);
-    long result;
-    if (number == __NR_io_uring_enter) {
-        int fd = va_arg(args, int);
-        unsigned to_submit = va_arg(args, unsigned);
-        unsigned min_complete = va_arg(args, unsigned);
-        unsigned flags = va_arg(args, unsigned);
-        void *arg = va_arg(args, void *);
-        size_t size = va_arg(args, size_t);
-        if (next_enter_fails_with != 0) {
-            errno = next_enter_fails_with;
-            next_enter_fails_with = 0;
-            result = -1;
-        } else {
-            result = __real_syscall(number, fd, to_submit, min_complete, flags, arg, size);
-        }
-    } else if (number == __NR_io_uring_setup) {
-        unsigned entries = va_arg(args, unsigned);
-        void *params = va_arg(args, void *);
-        result = __real_syscall(number, entries, params);
-    } else if (number == __NR_io_uring_register) {
-        int fd = va_arg(args, int);
-        unsigned opcode = va_arg(args, unsigned);
-        void *arg = va_arg(args, void *);
-        unsigned count = va_arg(args, unsigned);
-        result = __real_syscall(number, fd, opcode, arg, count);
-    } else {
-        fprintf(stderr, "syscall %ld: unknown to the test's seam\n", number);
-        abort();
+    if (next_enter_fails_with != 0) {
+        errno = next_enter_fails_with;
+        next_enter_fails_with = 0;
+        return -1;
     }
-    va_end(args);
-    return result;
+    return __real_syscall(__NR_io_uring_enter, fd, to_submit, min_complete, flags, arg, size);
+}
+
+static long on_io_uring_setup(unsigned entries, struct io_uring_params *params)
+{
+    return __real_syscall(__NR_io_uring_setup, entries, params);
 }
 
 /*

@@ -15,6 +15,15 @@
 #define CQ_ENTRIES 4096
 #define INITIAL_SLOTS 64
 
+/* Linux 5.13's poll updates (IORING_FEAT_RSRC_TAGS is the mark of that release), timed waits,
+   completions never dropped, and the poll opcodes (uring_backend.h). */
+static const unsigned needed_opcodes[] = { IORING_OP_POLL_ADD, IORING_OP_POLL_REMOVE };
+static const struct ring_needs needs = {
+    .features = IORING_FEAT_NODROP | IORING_FEAT_EXT_ARG | IORING_FEAT_RSRC_TAGS,
+    .opcodes = needed_opcodes,
+    .opcode_count = sizeof(needed_opcodes) / sizeof(needed_opcodes[0]),
+};
+
 static struct ns_uring *ring_of(struct ns_backend *b)
 {
     return (struct ns_uring *)b;
@@ -53,7 +62,7 @@ static int uring_open(int capacity, struct ns_backend **out)
         err = -ENOMEM;
         goto fail;
     }
-    if ((err = ring_setup(&r->ring, SQ_ENTRIES, CQ_ENTRIES)) < 0)
+    if ((err = ring_setup(&r->ring, SQ_ENTRIES, CQ_ENTRIES, &needs)) < 0)
         goto fail;
     r->wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     if (r->wakefd < 0) {

@@ -10,8 +10,9 @@
  * user_data is the key's token. A poll that completes is re-armed by the next poll call while
  * the fd is still registered, so a channel that stays ready is reported by every select:
  * level-triggered, as java.nio.channels.Selector promises. (Multishot poll is edge-triggered on
- * the kernels measured, and IORING_POLL_ADD_LEVEL is refused; IORING_OP_EPOLL_CTL saves nothing
- * over epoll_ctl: bench/uring-mechanisms has the figures.)
+ * the kernels measured, and IORING_POLL_ADD_LEVEL is refused; IORING_OP_EPOLL_CTL leaves the
+ * wait to epoll, and is how the epoll backend batches its changes: bench/uring-mechanisms has the
+ * figures.)
  *
  *   open    io_uring_setup with a submission ring of 256 entries and a completion ring of 4096
  *           (IORING_SETUP_CQSIZE, clamped to the kernel's maximum), checking what the

@@ -24,27 +24,36 @@ int ring_enter(struct uring_ring *ring, unsigned to_submit, unsigned min_complet
     return n < 0 ? -errno : (int)n;
 }
 
-int ring_next_sqe(struct uring_ring *ring, int *calls, struct io_uring_sqe **out)
+struct io_uring_sqe *ring_get_sqe(struct uring_ring *ring)
 {
-    if (ring_unsubmitted(ring) == ring->sq_entries) {
-        ring_publish(ring);
-        int n = ring_enter(ring, ring->sq_entries, 0, 0, NULL);
-        (*calls)++;
-        if (n < 0)
-            return n;
-        if (ring_unsubmitted(ring) == ring->sq_entries)
-            return -EBUSY;
-    }
+    if (ring_unsubmitted(ring) == ring->sq_entries)
+        return NULL;
     unsigned index = ring->sq_tail_local & *ring->sq_mask;
     struct io_uring_sqe *sqe = &ring->sqes[index];
     memset(sqe, 0, sizeof(*sqe));
     ring->sq_array[index] = index;
     ring->sq_tail_local++;
+    return sqe;
+}
+
+int ring_next_sqe(struct uring_ring *ring, int *calls, struct io_uring_sqe **out)
+{
+    struct io_uring_sqe *sqe = ring_get_sqe(ring);
+    if (sqe == NULL) {
+        ring_publish(ring);
+        int n = ring_enter(ring, ring->sq_entries, 0, 0, NULL);
+        (*calls)++;
+        if (n < 0)
+            return n;
+        sqe = ring_get_sqe(ring);
+        if (sqe == NULL)
+            return -EBUSY;
+    }
     *out = sqe;
     return 0;
 }
 
-static int probe_opcodes(int ring_fd)
+static int probe_opcodes(int ring_fd, const struct ring_needs *needs)
 {
     size_t size = sizeof(struct io_uring_probe) + 256 * sizeof(struct io_uring_probe_op);
     struct io_uring_probe *probe = calloc(1, size);
@@ -54,9 +63,9 @@ static int probe_opcodes(int ring_fd)
     if (syscall(__NR_io_uring_register, ring_fd, IORING_REGISTER_PROBE, probe, 256) < 0) {
         err = -errno;
     } else {
-        const int needed[] = { IORING_OP_POLL_ADD, IORING_OP_POLL_REMOVE };
-        for (size_t i = 0; i < sizeof(needed) / sizeof(needed[0]); i++) {
-            if (needed[i] > probe->last_op || !(probe->ops[needed[i]].flags & IO_URING_OP_SUPPORTED))
+        for (size_t i = 0; i < needs->opcode_count; i++) {
+            unsigned op = needs->opcodes[i];
+            if (op > probe->last_op || !(probe->ops[op].flags & IO_URING_OP_SUPPORTED))
                 err = -EOPNOTSUPP;
         }
     }
@@ -102,7 +111,8 @@ static int map_rings(struct uring_ring *ring, const struct io_uring_params *p)
     return 0;
 }
 
-int ring_setup(struct uring_ring *ring, unsigned sq_entries, unsigned cq_entries)
+int ring_setup(struct uring_ring *ring, unsigned sq_entries, unsigned cq_entries,
+               const struct ring_needs *needs)
 {
     struct io_uring_params p;
     memset(&p, 0, sizeof(p));
@@ -111,11 +121,10 @@ int ring_setup(struct uring_ring *ring, unsigned sq_entries, unsigned cq_entries
     ring->fd = (int)syscall(__NR_io_uring_setup, sq_entries, &p);
     if (ring->fd < 0)
         return -errno;
-    const unsigned needed = IORING_FEAT_SINGLE_MMAP | IORING_FEAT_NODROP | IORING_FEAT_EXT_ARG
-                            | IORING_FEAT_RSRC_TAGS;
+    const unsigned needed = IORING_FEAT_SINGLE_MMAP | needs->features;
     if ((p.features & needed) != needed)
         return -EOPNOTSUPP;
-    int err = probe_opcodes(ring->fd);
+    int err = probe_opcodes(ring->fd, needs);
     return err < 0 ? err : map_rings(ring, &p);
 }
 

@@ -6,20 +6,22 @@
 /*
  * The io_uring instance itself: the submission and completion rings the kernel shares with this
  * process, and the system calls that set them up and move entries through them. Nothing here
- * knows what a request means; the backend's other files build on these calls.
+ * knows what a request means: the io_uring backend's other files build on these calls, and the
+ * epoll backend submits its epoll_ctl requests through a ring of its own.
  *
- *   ring_setup      io_uring_setup, then what the backend cannot work without: the features
- *                   IORING_FEAT_SINGLE_MMAP, IORING_FEAT_NODROP, IORING_FEAT_EXT_ARG and
- *                   IORING_FEAT_RSRC_TAGS (the mark of Linux 5.13, whose poll updates the
- *                   backend uses), and the POLL_ADD and POLL_REMOVE opcodes (IORING_REGISTER_PROBE);
- *                   -EOPNOTSUPP when one is missing. Then both rings are mapped. What it has set up
- *                   is recorded even when it fails, for ring_unmap and ring_close to release.
+ *   ring_setup      io_uring_setup, then what the caller cannot work without (struct ring_needs:
+ *                   features, opcodes by IORING_REGISTER_PROBE) and IORING_FEAT_SINGLE_MMAP,
+ *                   which the mapping relies on; -EOPNOTSUPP when one is missing. Then both rings
+ *                   are mapped. What it has set up is recorded even when it fails, for ring_unmap
+ *                   and ring_close to release.
  *   ring_unmap      unmaps what ring_setup mapped.
  *   ring_close      closes the ring's fd, if ring_setup opened one (fd is -1 before).
+ *   ring_get_sqe    a cleared submission entry at the tail, or NULL when the ring is full.
  *   ring_next_sqe   a cleared submission entry at the tail; when the ring is full, what it holds
  *                   is submitted first (io_uring_enter, counted in *calls). The entry reaches the
  *                   kernel once ring_publish has made it visible and io_uring_enter submits it.
  *   ring_enter      io_uring_enter, with a timeout (IORING_ENTER_EXT_ARG) when one is given.
+ *   ring_take_back  takes back the entries the kernel did not consume (a submission it cut short).
  *
  * Threads: nothing here locks. The caller serialises every call on one ring but ring_enter, which
  * reads only the fd.
@@ -45,9 +47,18 @@ struct uring_ring {
     size_t sqes_size;
 };
 
-int ring_setup(struct uring_ring *ring, unsigned sq_entries, unsigned cq_entries);
+/* What a ring's user cannot work without, checked by ring_setup. */
+struct ring_needs {
+    unsigned features;        /* IORING_FEAT_* bits */
+    const unsigned *opcodes;  /* IORING_OP_* values the kernel must support */
+    size_t opcode_count;
+};
+
+int ring_setup(struct uring_ring *ring, unsigned sq_entries, unsigned cq_entries,
+               const struct ring_needs *needs);
 void ring_unmap(struct uring_ring *ring);
 void ring_close(struct uring_ring *ring);
+struct io_uring_sqe *ring_get_sqe(struct uring_ring *ring);
 int ring_next_sqe(struct uring_ring *ring, int *calls, struct io_uring_sqe **out);
 int ring_enter(struct uring_ring *ring, unsigned to_submit, unsigned min_complete, unsigned flags,
                const struct __kernel_timespec *timeout);
@@ -62,6 +73,18 @@ static inline unsigned ring_unsubmitted(const struct uring_ring *ring)
 static inline void ring_publish(struct uring_ring *ring)
 {
     __atomic_store_n(ring->sq_tail, ring->sq_tail_local, __ATOMIC_RELEASE);
+}
+
+/* Takes back the entries the kernel has not consumed, so that no later io_uring_enter submits
+   them; returns how many. Without IORING_SETUP_SQPOLL (never set here) the kernel reads the
+   submission ring only inside io_uring_enter, so moving the tail back is safe in between. */
+static inline unsigned ring_take_back(struct uring_ring *ring)
+{
+    unsigned head = __atomic_load_n(ring->sq_head, __ATOMIC_ACQUIRE);
+    unsigned taken_back = ring->sq_tail_local - head;
+    ring->sq_tail_local = head;
+    ring_publish(ring);
+    return taken_back;
 }
 
 /* Whether the kernel holds completions that did not fit the completion ring. */

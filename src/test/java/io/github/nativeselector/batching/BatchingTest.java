@@ -36,11 +36,16 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * When registration changes reach the kernel, observed through the selector's counters, on the
- * backends whose kernel calls can be counted exactly: epoll makes one {@code epoll_ctl} per
- * change, pollset one {@code pollset_ctl} per batch.
+ * backends whose kernel calls can be counted exactly: epoll makes one {@code epoll_ctl} per change
+ * below 8 changes and one {@code io_uring_enter} per 64 from 8 on (the suite runs where io_uring
+ * does), pollset one {@code pollset_ctl} per batch.
  */
 @Timeout(30)
 class BatchingTest {
+
+    /** epoll's io_uring ring: the fewest changes it takes, and the most per io_uring_enter. */
+    private static final int EPOLL_RING_MIN_CHANGES = 8;
+    private static final int EPOLL_RING_ENTRIES = 64;
 
     private final List<Pipe> pipes = new ArrayList<>();
 
@@ -56,9 +61,17 @@ class BatchingTest {
         return TestSelectors.open(new Config(backend, threshold));
     }
 
-    /** The kernel calls one batch of this many changes takes. */
+    /** The kernel calls one batch of this many changes, each of its own channel, takes. */
     private static long callsFor(BackendChoice backend, int changes) {
-        return backend == BackendChoice.POLLSET ? 1 : changes;
+        if (backend == BackendChoice.POLLSET) {
+            return 1;
+        }
+        if (changes < EPOLL_RING_MIN_CHANGES) {
+            return changes;
+        }
+        // A chunk of 64 per io_uring_enter; a last chunk too short for the ring, epoll_ctl each.
+        int rest = changes % EPOLL_RING_ENTRIES;
+        return changes / EPOLL_RING_ENTRIES + (rest < EPOLL_RING_MIN_CHANGES ? rest : 1);
     }
 
     private static SelectorStats stats(Selector selector) {
@@ -218,6 +231,20 @@ class BatchingTest {
             assertEquals(10, s.changesApplied());
             assertEquals(callsFor(backend, 5) * 2, s.kernelCallsForChanges());
             assertTrue(selector.keys().isEmpty());
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {7, 8, 64, 70, 72, 128})
+    void epollMakesOneIoUringEnterPerSixtyFourChangesFromEightOn(int threshold) throws IOException {
+        try (Selector selector = open(BackendChoice.EPOLL, threshold)) {
+            for (int i = 0; i < threshold; i++) {
+                source().register(selector, SelectionKey.OP_READ);
+            }
+            SelectorStats s = stats(selector);
+            assertEquals(1, s.batches(), "flushed at the threshold");
+            assertEquals(threshold, s.changesApplied());
+            assertEquals(callsFor(BackendChoice.EPOLL, threshold), s.kernelCallsForChanges());
         }
     }
 

@@ -13,17 +13,21 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.spi.SelectorProvider;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * Child-JVM main for {@link UringFallbackTest}: opens a selector with {@link Selector#open()}
- * (whatever {@code -Dnativeselector.backend} asks for), runs a pipe round trip through it, and
- * prints {@code key=value} lines saying what it got. Exit status 0 when all went well, 3 when
- * {@code Selector.open()} threw, 4 when the round trip failed.
+ * (whatever {@code -Dnativeselector.backend} asks for), runs a pipe round trip through it, applies
+ * one batch of {@value #BATCH} registrations, and prints {@code key=value} lines saying what it
+ * got. Exit status 0 when all went well, 3 when {@code Selector.open()} threw, 4 when the round
+ * trip or the batch failed.
  */
 public final class UringFallbackProbe {
 
     private static final int ROUNDS = 5;
+    private static final int BATCH = 10;
 
     private UringFallbackProbe() {
     }
@@ -43,6 +47,7 @@ public final class UringFallbackProbe {
             System.out.println("selector=" + s.getClass().getName());
             System.out.println("backend=" + SelectorStats.of(s).map(SelectorStats::backend).orElse("none"));
             System.out.println("roundtrip=ok rounds=" + pipeRoundTrip(s));
+            System.out.println("batchCalls=" + batchCalls(s));
         } catch (IOException | RuntimeException e) {
             System.out.println("roundtrip=failed " + e);
             System.out.flush();
@@ -85,5 +90,26 @@ public final class UringFallbackProbe {
             selector.selectNow();
         }
         return ROUNDS;
+    }
+
+    /** The kernel calls that one batch of BATCH registrations, applied by a selectNow, took. */
+    static long batchCalls(Selector selector) throws IOException {
+        List<Pipe> pipes = new ArrayList<>();
+        try {
+            long before = SelectorStats.of(selector).orElseThrow().kernelCallsForChanges();
+            for (int i = 0; i < BATCH; i++) {
+                Pipe pipe = Pipe.open();
+                pipes.add(pipe);
+                pipe.source().configureBlocking(false);
+                pipe.source().register(selector, SelectionKey.OP_READ);
+            }
+            selector.selectNow();
+            return SelectorStats.of(selector).orElseThrow().kernelCallsForChanges() - before;
+        } finally {
+            for (Pipe pipe : pipes) {
+                pipe.source().close();
+                pipe.sink().close();
+            }
+        }
     }
 }

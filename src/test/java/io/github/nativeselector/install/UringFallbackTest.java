@@ -23,7 +23,9 @@ import org.junit.jupiter.api.Timeout;
  * io_uring where it is refused and where it is not. Child JVMs run {@link UringFallbackProbe}
  * under {@code deny_io_uring} (a seccomp launcher built with the native library, which makes
  * io_uring's system calls fail with EPERM as container runtimes' default profiles do): asked for
- * by name, io_uring fails saying why; {@code auto} still gives a working native selector.
+ * by name, io_uring fails saying why; {@code auto} still gives a working native selector, epoll,
+ * which then applies a batch with one {@code epoll_ctl} per change instead of one
+ * {@code io_uring_enter}.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class UringFallbackTest {
@@ -51,7 +53,16 @@ class UringFallbackTest {
         assertEquals(NativeSelector.class.getName(), child.value("selector"), child::toString);
         assertEquals("epoll", child.value("backend"), child::toString);
         assertEquals("ok rounds=5", child.value("roundtrip"), child::toString);
+        assertEquals("10", child.value("batchCalls"), () -> "10 changes without io_uring: " + child);
         assertFalse(child.stderr().contains("native selector unavailable"), child::toString);
+    }
+
+    @Test
+    void epollWithoutTheLauncherAppliesABatchInOneIoUringEnter() throws Exception {
+        InstallChild.Result child = runProbe(false, "-D" + Config.BACKEND_PROPERTY + "=epoll");
+        assertEquals(0, child.exitCode(), child::toString);
+        assertEquals("epoll", child.value("backend"), child::toString);
+        assertEquals("1", child.value("batchCalls"), () -> "10 changes through epoll's ring: " + child);
     }
 
     @Test
