@@ -328,6 +328,43 @@ static void test_del_stops_reports(void)
     ops->close(b);
 }
 
+/*
+ * "MOD to no events reports nothing": the fd may stay registered (epoll parks it), but neither
+ * readiness nor a hang-up is reported at every poll, at most once; then a MOD with events
+ * reports what is there. Without it, a key whose interest is 0 would wake every select.
+ */
+static void test_mod_to_no_events_parks(void)
+{
+    struct ns_backend *b = open_backend(ops, 8);
+    int sv[2];
+    make_pair(sv);
+    apply_ok(b, NS_OP_ADD, sv[0], NS_IN, TOKEN_A);
+    put_byte(sv[1]);
+    expect_one(b, TOKEN_A, NS_IN);
+    apply_ok(b, NS_OP_MOD, sv[0], 0, TOKEN_A);
+    expect_none(b);
+    close(sv[1]);
+    struct ns_ready ready[8];
+    int reported = 0;
+    for (int i = 0; i < 3; i++) {
+        int n = poll_records(b, ready, 8, i == 0 ? QUIET_WAIT_MS : 0, NULL);
+        for (int j = 0; j < n; j++) {
+            CHECK(ready[j].token == TOKEN_A);
+            CHECK((ready[j].events & (NS_IN | NS_OUT)) == 0);
+        }
+        reported += n;
+    }
+    CHECK(reported <= 1);
+    apply_ok(b, NS_OP_MOD, sv[0], NS_IN, TOKEN_A);
+    expect_one(b, TOKEN_A, NS_IN | NS_HUP);
+    apply_ok(b, NS_OP_MOD, sv[0], 0, TOKEN_A);
+    apply_ok(b, NS_OP_DEL, sv[0], 0, TOKEN_A);
+    apply_ok(b, NS_OP_MOD, sv[0], NS_IN, TOKEN_B); /* absent again: watched */
+    expect_one(b, TOKEN_B, NS_IN | NS_HUP);
+    close(sv[0]);
+    ops->close(b);
+}
+
 /* "DEL of an absent or closed fd succeeds". */
 static void test_del_of_absent_or_closed_fd_succeeds(void)
 {
@@ -646,6 +683,7 @@ static const struct test tests[] = {
     T(test_mod_replaces_the_events),
     T(test_add_and_mod_both_mean_watch),
     T(test_del_stops_reports),
+    T(test_mod_to_no_events_parks),
     T(test_del_of_absent_or_closed_fd_succeeds),
     T(test_unknown_op_is_einval_alone),
     T(test_add_of_bad_fd_is_refused),

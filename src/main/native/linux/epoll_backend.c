@@ -117,9 +117,20 @@ static int epoll_op(int32_t op)
     }
 }
 
+/*
+ * What the kernel is asked to watch for a change. No events parks the fd: it stays in the set,
+ * edge-triggered, so the error or hang-up that epoll reports whatever the mask wakes one wait,
+ * not every wait; a later MOD (half the cost of the ADD after a DEL) watches it again, and the
+ * readiness it finds then is reported at once.
+ */
+static struct epoll_event event_of(const struct ns_change *c)
+{
+    return (struct epoll_event){ .events = c->events != 0 ? c->events : EPOLLET, .data.u64 = c->token };
+}
+
 static int ctl(struct ns_epoll *ep, int op, const struct ns_change *c)
 {
-    struct epoll_event ev = { .events = c->events, .data.u64 = c->token };
+    struct epoll_event ev = event_of(c);
     return epoll_ctl(ep->epfd, op, c->fd, &ev) < 0 ? errno : 0;
 }
 
@@ -227,7 +238,7 @@ static void fill(struct ns_epoll *ep, struct ns_change *changes, int n)
             continue;
         }
         struct epoll_event *ev = &ep->ctl_events[k++];
-        *ev = (struct epoll_event){ .events = c->events, .data.u64 = c->token };
+        *ev = event_of(c);
         /* Never NULL: the ring is empty between chunks, and a chunk fits it (chunk_end). */
         struct io_uring_sqe *sqe = ring_get_sqe(&ep->ring);
         sqe->opcode = IORING_OP_EPOLL_CTL;

@@ -17,8 +17,11 @@
  *            ns_epoll_ring_status says which it got.
  *   apply    the changes of a batch, in order. ADD of an fd already present becomes MOD and
  *            MOD of an absent fd becomes ADD (both mean the kernel and the batch disagree
- *            about history, never about intent); DEL of an absent or closed fd succeeds.
- *            Each change's errno lands in change->error. Without a ring, or for a batch of
+ *            about history, never about intent); DEL of an absent or closed fd succeeds;
+ *            ADD or MOD to no events parks the fd: it stays in the set with EPOLLET alone,
+ *            so the error or hang-up epoll reports whatever the mask wakes one wait, not
+ *            every wait, and watching it again is a MOD (about half an ADD after a DEL,
+ *            bench/uring-mechanisms S3 against S5). Each change's errno lands in change->error. Without a ring, or for a batch of
  *            fewer than NS_EPOLL_RING_MIN_CHANGES, one epoll_ctl per change. Otherwise the
  *            batch is cut into chunks of at most NS_EPOLL_RING_ENTRIES changes, a chunk
  *            ending before a second change of an fd it holds; a chunk of at least

@@ -27,7 +27,8 @@
  *   apply   A key's slot is the low 32 bits of its token. ADD and MOD arm a poll, or update
  *           the events of the armed one (IORING_POLL_UPDATE_EVENTS); while that poll is
  *           being removed or waits to be armed again, the new events go with the next arm.
- *           DEL removes the poll (IORING_OP_POLL_REMOVE). A removal or update the kernel
+ *           DEL removes the poll (IORING_OP_POLL_REMOVE), and so do ADD and MOD to no
+ *           events: a poll for none would still complete on every hang-up. A removal or update the kernel
  *           refuses with EALREADY (the poll was being woken on the thread that armed it) is
  *           asked again, of that poll, even once its slot has gone to a new key (whose poll
  *           is armed when the old one ends). A change whose request cannot be queued (the

@@ -203,7 +203,10 @@ int uring_apply_one(struct ns_uring *r, const struct ns_change *c, int *calls)
     struct registration *g = &r->regs[slot];
     /* A change whose request cannot be queued leaves the registration as it was. */
     struct registration wanted = *g;
-    switch (c->op) {
+    /* A poll for no events would still complete on an error or hang-up, at every poll: no events
+       is a removal here. */
+    int op = c->op != NS_OP_DEL && c->events == 0 ? NS_OP_DEL : c->op;
+    switch (op) {
     case NS_OP_ADD:
     case NS_OP_MOD:
         if (c->token & CONTROL_BIT)

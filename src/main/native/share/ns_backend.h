@@ -13,6 +13,8 @@
  *            change->error; a change the kernel refuses leaves its registration as it was.
  *            ADD and MOD both mean "watch these events" and DEL of an absent or closed fd
  *            succeeds: the batch and the kernel may disagree about history, never about intent.
+ *            ADD or MOD to no events stops reports: the backend may keep the fd registered
+ *            (parked), but reports it at most once (an error or hang-up), not at every poll.
  *            With `sync`, the kernel holds the changes on return; without it, a backend may keep
  *            them for the poll that follows on the same thread. Returns the system calls made,
  *            or -errno when the batch as a whole could not be applied.

@@ -30,6 +30,13 @@ final class ChangeBatch {
      */
     static final int UNKNOWN_EVENTS = -1;
 
+    /**
+     * A key's {@code registeredEvents} once a modification to no events reached the kernel: the
+     * backend may keep the fd registered, reporting nothing (epoll's costs half an add and a
+     * remove), so the key's cancellation still removes it.
+     */
+    static final int PARKED = 1 << 30;
+
     /** {@code struct ns_change}: its size and its fields' offsets. */
     static final int RECORD_SIZE = 24;
     static final int TOKEN = 0;
@@ -98,7 +105,7 @@ final class ChangeBatch {
             int at = i * RECORD_SIZE;
             int error = records.getInt(at + ERROR);
             if (error == 0) {
-                key.registeredEvents = records.getInt(at + OP) == OP_DEL ? 0 : records.getInt(at + EVENTS);
+                key.registeredEvents = registeredAfter(records.getInt(at + OP), records.getInt(at + EVENTS));
             } else {
                 failure = ChangeQueue.firstOf(failure, new IOException(backend.name() + ": "
                         + opName(records.getInt(at + OP)) + " of fd " + key.fd + " failed: "
@@ -106,6 +113,22 @@ final class ChangeBatch {
             }
         }
         return failure;
+    }
+
+    /** What the kernel holds for a key once a change of {@code op} to {@code events} was applied. */
+    static int registeredAfter(int op, int events) {
+        return op == OP_DEL ? 0 : events == 0 ? PARKED : events;
+    }
+
+    /**
+     * The change that brings a key whose kernel holds {@code registered} to {@code events}, or 0
+     * when none is needed. No events is a modification, which a backend may make by parking the fd.
+     */
+    static int opFor(int events, int registered) {
+        if (events == (registered == PARKED ? 0 : registered)) {
+            return 0;
+        }
+        return registered == 0 ? OP_ADD : OP_MOD;
     }
 
     private static String opName(int op) {

@@ -250,10 +250,8 @@ final class ChangeQueue {
                 continue;
             }
             int events = key.interestEvents();
-            int registered = key.registeredEvents;
-            if (events != registered) {
-                int op = events == 0 ? ChangeBatch.OP_DEL
-                        : registered == 0 ? ChangeBatch.OP_ADD : ChangeBatch.OP_MOD;
+            int op = ChangeBatch.opFor(events, key.registeredEvents);
+            if (op != 0) {
                 failure = firstOf(failure, addToBatch(key, op, events, sync));
             }
         }

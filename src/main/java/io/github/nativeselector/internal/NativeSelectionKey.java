@@ -42,7 +42,10 @@ public final class NativeSelectionKey extends AbstractSelectionKey {
     int readyOps;
     int selectedIndex = -1;
     boolean queued;
-    /** The events the kernel holds for the key, or {@link ChangeBatch#UNKNOWN_EVENTS}. */
+    /**
+     * The events the kernel holds for the key, {@link ChangeBatch#PARKED} or
+     * {@link ChangeBatch#UNKNOWN_EVENTS}.
+     */
     int registeredEvents;
 
     NativeSelectionKey(NativeSelector selector, SelectableChannel channel, int fd) {

@@ -322,6 +322,11 @@ public final class NativeSelector extends AbstractSelector {
      */
     private int processReadyEvent(int events, NativeSelectionKey key, Consumer<SelectionKey> action) {
         int interest = key.currentInterestOps();
+        if (interest == 0) {
+            // A parked fd's error or hang-up (ChangeBatch.PARKED): the JDK's selector, which
+            // removes such an fd from the kernel, would see nothing, and leaves the ready set be.
+            return 0;
+        }
         boolean alreadySelected = action == null && selectedKeys.contains(key);
         int old = key.readyOps;
         int ops = key.kind.translate(events, interest, alreadySelected ? old : 0, key.channel());
