@@ -25,8 +25,10 @@ import java.util.List;
  *
  * <p>Locking: every method runs under this object's monitor, which also guards each key's
  * {@code queued} and {@code registeredEvents} and serialises every use of the backend's
- * {@link Backend#apply} against its {@link Backend#close}. It is never held while waiting for
- * the kernel's readiness, so queuing never waits for a {@code select()}.
+ * {@link Backend#apply} against its {@link Backend#close}; only the selector's own checks,
+ * whether a select has anything to flush ({@code work}, volatile) and whether a flush was handed
+ * over during a poll (never, for a backend that applies during one), may skip it. It is never
+ * held while waiting for the kernel's readiness, so queuing never waits for a {@code select()}.
  */
 final class ChangeQueue {
 
