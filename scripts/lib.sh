@@ -18,6 +18,7 @@ require() {
                 mvn) packages+=(maven) ;;
                 cc|gcc) packages+=(gcc libc6-dev) ;;
                 taskset) packages+=(util-linux) ;;
+                perf) packages+=(linux-perf) ;;
                 aarch64-linux-gnu-gcc) packages+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross) ;;
                 qemu-aarch64) packages+=(qemu-user) ;;
                 pip3) packages+=(python3-pip) ;;

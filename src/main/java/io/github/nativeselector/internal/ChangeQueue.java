@@ -51,9 +51,9 @@ final class ChangeQueue {
     private NativeSelectionKey[] flushing;
     private int size;
     /**
-     * Whether a flush has anything to do: set under the lock with each key queued and each failure
-     * kept, cleared by {@link #flush}. {@link #flushBeforePoll} reads it without the lock, so a
-     * select with nothing queued takes no lock; a key queued during that read is a change made
+     * Whether a flush has anything to do: a key queued or a failure kept. Written under the lock,
+     * wherever the queue fills or empties; {@link #flushBeforePoll} reads it without the lock, so
+     * a select with nothing queued takes no lock; a key queued during that read is a change made
      * during the select, which the next select applies.
      */
     private volatile boolean work;
@@ -243,6 +243,7 @@ final class ChangeQueue {
         pending = flushing;
         flushing = keys;
         size = 0;
+        work = deferredFailure != null;
         IOException failure = null;
         for (int i = 0; i < count; i++) {
             NativeSelectionKey key = keys[i];
