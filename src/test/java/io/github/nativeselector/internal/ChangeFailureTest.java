@@ -224,6 +224,37 @@ class ChangeFailureTest {
         }
     }
 
+    /**
+     * A select's removals and its queued changes go in one batch; when it fails, the cancelled
+     * keys stay registered and the queued ones are queued again, and the next select sends both.
+     */
+    @ParameterizedTest
+    @MethodSource("kinds")
+    void aFailedBatchOfRemovalsAndQueuedChangesIsSentAgainWhole(Kind kind) throws Exception {
+        FailingBackend backend = kind.failing();
+        try (NativeSelector selector = open(backend, 64)) {
+            List<SelectionKey> old = registerReadable(selector, 3);
+            awaitAllSelected(selector, old);
+            for (SelectionKey key : old) {
+                key.cancel();
+                key.channel().close();
+            }
+            List<SelectionKey> fresh = registerReadable(selector, 3);
+            backend.applySizes.clear();
+            backend.failApplies(1);
+            IOException e = assertThrows(IOException.class, () -> selector.selectNow());
+            assertTrue(e.getMessage().contains("injected"), e::toString);
+            assertEquals(List.of(6), backend.applySizes, "the removals and the queued changes in one batch");
+            assertTrue(old.stream().allMatch(key -> key.channel().isRegistered()),
+                    "keys whose removal failed must stay registered");
+            awaitAllSelected(selector, fresh);
+            for (SelectionKey key : old) {
+                assertFalse(key.channel().isRegistered());
+            }
+            assertEquals(new HashSet<>(fresh), selector.keys());
+        }
+    }
+
     /** A removal failing after the poll, with a wakeup in the same answer: the latch must not stay set. */
     @ParameterizedTest
     @MethodSource("kinds")
