@@ -31,9 +31,9 @@ static const struct ns_backend_ops *const ops = &NS_CONTRACT_OPS;
 static void test_open_rejects_bad_capacity(void)
 {
     struct ns_backend *b = NULL;
-    CHECK(ops->open(0, &b) == -EINVAL);
-    CHECK(ops->open(-1, &b) == -EINVAL);
-    CHECK(ops->open(INT_MIN, &b) == -EINVAL);
+    CHECK(ops->open(0, 0, &b) == -EINVAL);
+    CHECK(ops->open(-1, 0, &b) == -EINVAL);
+    CHECK(ops->open(INT_MIN, 0, &b) == -EINVAL);
     CHECK(b == NULL);
 }
 
@@ -43,7 +43,7 @@ static void test_open_close_leaves_no_fd(void)
     CHECK(before > 0);
     for (int i = 0; i < 1000; i++) {
         struct ns_backend *b = NULL;
-        int rc = ops->open(1 + i % 64, &b);
+        int rc = ops->open(1 + i % 64, 0, &b);
         if (rc != 0) {
             CHECK(rc == 0);
             break;
@@ -82,7 +82,7 @@ static void test_open_out_of_descriptors_leaves_nothing(void)
         struct rlimit limited = { (rlim_t)(lowest + spare), saved.rlim_max };
         CHECK(setrlimit(RLIMIT_NOFILE, &limited) == 0);
         struct ns_backend *b = NULL;
-        int rc = ops->open(4, &b);
+        int rc = ops->open(4, 0, &b);
         CHECK(setrlimit(RLIMIT_NOFILE, &saved) == 0);
         if (rc == 0) {
             opened++;

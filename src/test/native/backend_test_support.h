@@ -29,7 +29,7 @@
 static inline struct ns_backend *open_backend(const struct ns_backend_ops *ops, int capacity)
 {
     struct ns_backend *b = NULL;
-    int rc = ops->open(capacity, &b);
+    int rc = ops->open(capacity, 0, &b);
     CHECK(rc == 0);
     CHECK(b != NULL);
     if (b == NULL) {
@@ -188,7 +188,7 @@ static inline int io_uring_refusal_accepted(int err, const char *accepted, const
 static inline int backend_testable(const struct ns_backend_ops *ops, int *exit_status)
 {
     struct ns_backend *b = NULL;
-    int rc = ops->open(8, &b);
+    int rc = ops->open(8, 0, &b);
     if (rc == 0) {
         ops->close(b);
         return 1;

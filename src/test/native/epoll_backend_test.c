@@ -179,7 +179,7 @@ static uint64_t token_of(int i)
 static struct ns_backend *open_epoll(int capacity)
 {
     struct ns_backend *ep = open_backend(&ns_epoll_ops, capacity);
-    CHECK((ns_epoll_ring_status(ep) == 0) == has_ring);
+    CHECK((ns_epoll_ops.ring_status(ep) == 0) == has_ring);
     return ep;
 }
 
@@ -343,6 +343,32 @@ static void test_batch_at_threshold_is_one_enter(void)
         apply_expecting(ep, changes, n, chunk_calls(n));
         expect_none(ep);
     }
+    close_pairs(RING);
+    ns_epoll_ops.close(ep);
+}
+
+/* Opened with NS_OPEN_WITHOUT_RING, it sets up no ring and a full batch is one epoll_ctl each. */
+static void test_opened_without_ring_never_enters(void)
+{
+    reset_seams();
+    last_ring.fd = -1; /* io_uring_setup would set it */
+    struct ns_backend *ep = NULL;
+    CHECK(ns_epoll_ops.open(MAX_PAIRS + 1, NS_OPEN_WITHOUT_RING, &ep) == 0);
+    if (ep == NULL)
+        return;
+    CHECK(ns_epoll_ops.ring_status(ep) == NS_RING_OFF);
+    CHECK(last_ring.fd == -1);
+    struct ns_change changes[RING];
+    make_pairs(RING);
+    batch_of(changes, NS_OP_ADD, 0, RING);
+    CHECK(ns_epoll_ops.apply(ep, changes, RING, 1) == RING);
+    expect_all_registered(ep, RING);
+    batch_of(changes, NS_OP_DEL, 0, RING);
+    CHECK(ns_epoll_ops.apply(ep, changes, RING, 1) == RING);
+    for (int i = 0; i < RING; i++)
+        CHECK(changes[i].error == 0);
+    CHECK(enters == 0);
+    expect_none(ep);
     close_pairs(RING);
     ns_epoll_ops.close(ep);
 }
@@ -603,6 +629,7 @@ static const struct test tests[] = {
     T(test_mod_absent_becomes_add),
     T(test_batch_below_threshold_is_one_epoll_ctl_each),
     T(test_batch_at_threshold_is_one_enter),
+    T(test_opened_without_ring_never_enters),
     T(test_ring_answers_settled_as_epoll_ctl_would),
     T(test_batch_larger_than_the_ring),
     T(test_one_fd_twice_keeps_its_order),
@@ -619,7 +646,7 @@ static const struct test tests[] = {
 static int ring_decided(void)
 {
     struct ns_backend *ep = open_backend(&ns_epoll_ops, 8);
-    int status = ns_epoll_ring_status(ep);
+    int status = ns_epoll_ops.ring_status(ep);
     ns_epoll_ops.close(ep);
     has_ring = status == 0;
     return has_ring || io_uring_refusal_accepted(-status, "epoll is tested without its ring",

@@ -95,7 +95,7 @@ static void test_open_refused_an_allocation_fails_or_wakes_up(void)
     for (int allowed = 0; !opened && allowed < 100; allowed++) {
         allocations_before_failure = allowed;
         struct ns_backend *ps = NULL;
-        int rc = ns_pollset_ops.open(4, &ps);
+        int rc = ns_pollset_ops.open(4, 0, &ps);
         int refused = allocations_before_failure == -1;
         allocations_before_failure = -1;
         if (refused) {
@@ -132,7 +132,7 @@ static void test_poll_array_is_capped_by_the_descriptor_limit(void)
     CHECK(setrlimit(RLIMIT_NOFILE, &limited) == 0);
     largest_allocation_allowed = 64 * 1024; /* LIMIT entries of 8 bytes, and the rest of open */
     struct ns_backend *ps = NULL;
-    int rc = ns_pollset_ops.open(0x7fffffff, &ps);
+    int rc = ns_pollset_ops.open(0x7fffffff, 0, &ps);
     largest_allocation_allowed = 0;
     CHECK(setrlimit(RLIMIT_NOFILE, &saved) == 0);
     CHECK(rc == 0);

@@ -137,7 +137,7 @@ static void test_open_unmaps_each_mapping_once_when_one_fails(void)
     for (int mapped_first = 0; mapped_first < 2; mapped_first++) {
         mmaps_before_failure = mapped_first;
         struct ns_backend *r = NULL;
-        int rc = ns_uring_ops.open(8, &r);
+        int rc = ns_uring_ops.open(8, 0, &r);
         CHECK(mmaps_before_failure == -1); /* the failure came */
         CHECK(rc == -ENOMEM);
         CHECK(r == NULL);

@@ -250,8 +250,9 @@ static int poll_array_length(int capacity)
     return limit.rlim_cur < (rlim_t)capacity ? (int)limit.rlim_cur : capacity;
 }
 
-static int pollset_backend_open(int capacity, struct ns_backend **out)
+static int pollset_backend_open(int capacity, int options, struct ns_backend **out)
 {
+    (void)options; /* none is pollset's */
     if (capacity < 1)
         return -EINVAL;
     int length = poll_array_length(capacity);

@@ -22,7 +22,7 @@ struct ns_epoll {
     int epfd;
     int wakefd;
     int capacity;
-    int ring_error;   /* 0: apply submits through `ring`; otherwise why there is none (-errno) */
+    int ring_status;  /* 0: apply submits through `ring`; otherwise why there is none (ns_backend.h) */
     struct uring_ring ring;
     unsigned chunk;   /* stamps the `seen` slots of the chunk being built; the others are free */
     struct {
@@ -56,12 +56,12 @@ static void release_ring(struct ns_epoll *ep)
    works without a ring, as it did before it had one. */
 static void open_ring(struct ns_epoll *ep)
 {
-    ep->ring_error = ring_setup(&ep->ring, NS_EPOLL_RING_ENTRIES, 2 * NS_EPOLL_RING_ENTRIES, &ring_needs);
-    if (ep->ring_error < 0)
+    ep->ring_status = ring_setup(&ep->ring, NS_EPOLL_RING_ENTRIES, 2 * NS_EPOLL_RING_ENTRIES, &ring_needs);
+    if (ep->ring_status < 0)
         release_ring(ep);
 }
 
-static int epoll_open(int capacity, struct ns_backend **out)
+static int epoll_open(int capacity, int options, struct ns_backend **out)
 {
     if (capacity < 1)
         return -EINVAL;
@@ -92,14 +92,17 @@ static int epoll_open(int capacity, struct ns_backend **out)
         free(ep);
         return -err;
     }
-    open_ring(ep);
+    if (options & NS_OPEN_WITHOUT_RING)
+        ep->ring_status = NS_RING_OFF;
+    else
+        open_ring(ep);
     *out = &ep->base;
     return 0;
 }
 
-int ns_epoll_ring_status(const struct ns_backend *b)
+static int epoll_ring_status(const struct ns_backend *b)
 {
-    return ((const struct ns_epoll *)b)->ring_error;
+    return ((const struct ns_epoll *)b)->ring_status;
 }
 
 /* The epoll_ctl op of a change, or -1 for an op no call can carry out. */
@@ -318,7 +321,7 @@ static int epoll_apply(struct ns_backend *b, struct ns_change *changes, int coun
 {
     (void)sync;
     struct ns_epoll *ep = epoll_of(b);
-    if (ep->ring_error != 0 || count < NS_EPOLL_RING_MIN_CHANGES)
+    if (ep->ring_status != 0 || count < NS_EPOLL_RING_MIN_CHANGES)
         return apply_each(ep, changes, count);
     int calls = 0;
     for (int start = 0; start < count;) {
@@ -374,7 +377,7 @@ static int epoll_wakeup(struct ns_backend *b)
 static void epoll_close(struct ns_backend *b)
 {
     struct ns_epoll *ep = epoll_of(b);
-    if (ep->ring_error == 0)
+    if (ep->ring_status == 0)
         release_ring(ep);
     /* close(2) errors on these private fds leave nothing to undo: both numbers are released. */
     close(ep->wakefd);
@@ -391,4 +394,5 @@ const struct ns_backend_ops ns_epoll_ops = {
     .wakeup = epoll_wakeup,
     .close = epoll_close,
     .calls = { "epoll backend: open", "epoll_ctl", "epoll_wait", "epoll backend: wakeup" },
+    .ring_status = epoll_ring_status,
 };

@@ -13,8 +13,8 @@
  *            kernel has IORING_OP_EPOLL_CTL (IORING_REGISTER_PROBE, Linux 5.6). Whatever
  *            refuses it (EPERM from seccomp or kernel.io_uring_disabled, ENOSYS, EINVAL or
  *            EOPNOTSUPP from an old kernel, ENOMEM from RLIMIT_MEMLOCK before Linux 5.12,
- *            EMFILE), open goes on without a ring: never fails because of io_uring.
- *            ns_epoll_ring_status says which it got.
+ *            EMFILE), open goes on without a ring: never fails because of io_uring. Nor does
+ *            it try, under NS_OPEN_WITHOUT_RING. ring_status says which it got.
  *   apply    the changes of a batch, in order. ADD of an fd already present becomes MOD and
  *            MOD of an absent fd becomes ADD (both mean the kernel and the batch disagree
  *            about history, never about intent); DEL of an absent or closed fd succeeds;
@@ -113,8 +113,5 @@
 #endif
 
 extern const struct ns_backend_ops ns_epoll_ops;
-
-/* 0 when apply submits through a ring, or the -errno that setting one up failed with. */
-int ns_epoll_ring_status(const struct ns_backend *b);
 
 #endif

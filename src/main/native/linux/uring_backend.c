@@ -43,8 +43,9 @@ static void release(struct ns_uring *r)
     free(r);
 }
 
-static int uring_open(int capacity, struct ns_backend **out)
+static int uring_open(int capacity, int options, struct ns_backend **out)
 {
+    (void)options; /* NS_OPEN_WITHOUT_RING is not for the backend that is a ring */
     if (capacity < 1)
         return -EINVAL;
     struct ns_uring *r = calloc(1, sizeof(*r));

@@ -12,6 +12,7 @@
 #include "ns_jni.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -48,6 +49,8 @@ static const struct shared_constant shared_constants[] = {
     SHARED(NS_WAKEUP_TOKEN),
     SHARED(NS_BACKEND_TOKEN_BIT),
     SHARED(NS_POLLED_WITHOUT_SYSCALL),
+    SHARED(NS_OPEN_WITHOUT_RING),
+    SHARED(NS_RING_OFF),
 };
 
 static struct ns_backend *backend(jlong handle)
@@ -80,7 +83,7 @@ static void throw_failure(JNIEnv *env, const struct ns_backend_ops *ops, enum ns
     ns_throw_io(env, err, explained != NULL ? explained : ops->calls[call]);
 }
 
-static jlong JNICALL backend_open(JNIEnv *env, jclass cls, jstring name, jint capacity)
+static jlong JNICALL backend_open(JNIEnv *env, jclass cls, jstring name, jint capacity, jint options)
 {
     (void)cls;
     if (name == NULL) {
@@ -104,7 +107,7 @@ static jlong JNICALL backend_open(JNIEnv *env, jclass cls, jstring name, jint ca
     }
     (*env)->ReleaseStringUTFChars(env, name, chars);
     struct ns_backend *b;
-    int err = ops->open(capacity, &b);
+    int err = ops->open(capacity, options, &b);
     if (err < 0) {
         throw_failure(env, ops, NS_CALL_OPEN, -err);
         return 0;
@@ -156,6 +159,15 @@ static void JNICALL backend_wakeup(JNIEnv *env, jclass cls, jlong handle)
         throw_failure(env, b->ops, NS_CALL_WAKEUP, -err);
 }
 
+/* ring_status (ns_backend.h), or INT_MIN for a backend with no ring of its own to go through. */
+static jint JNICALL backend_ring_status(JNIEnv *env, jclass cls, jlong handle)
+{
+    (void)env;
+    (void)cls;
+    struct ns_backend *b = backend(handle);
+    return b->ops->ring_status != NULL ? b->ops->ring_status(b) : INT_MIN;
+}
+
 static void JNICALL backend_close(JNIEnv *env, jclass cls, jlong handle)
 {
     (void)env;
@@ -186,11 +198,12 @@ static jlong JNICALL backend_shared_constant(JNIEnv *env, jclass cls, jstring na
 }
 
 static const JNINativeMethod backend_methods[] = {
-    { "open", "(Ljava/lang/String;I)J", (void *)backend_open },
+    { "open", "(Ljava/lang/String;II)J", (void *)backend_open },
     { "appliesDuringPoll", "(J)Z", (void *)backend_applies_during_poll },
     { "apply", "(JJIZ)I", (void *)backend_apply },
     { "poll", "(JJII)I", (void *)backend_poll },
     { "wakeup", "(J)V", (void *)backend_wakeup },
+    { "ringStatus", "(J)I", (void *)backend_ring_status },
     { "close", "(J)V", (void *)backend_close },
     { "sharedConstant", "(Ljava/lang/String;)J", (void *)backend_shared_constant },
 };

@@ -8,7 +8,8 @@
  * (backend_jni.c) and the C tests call and nothing else does.
  *
  *   open     creates the kernel object, a wakeup the backend can poll, and room for `capacity`
- *            ready records per poll. On failure nothing is left behind.
+ *            ready records per poll, as `options` ask (NS_OPEN_*; a backend ignores those it
+ *            has no use for). On failure nothing is left behind.
  *   apply    applies `count` changes in order (ns_records.h), writing each change's errno into
  *            change->error; a change the kernel refuses leaves its registration as it was.
  *            ADD and MOD both mean "watch these events" and DEL of an absent or closed fd
@@ -26,8 +27,9 @@
  *   close    releases the kernel object (every registration goes with it) and the backend.
  *
  * What a backend declares about itself: its name, whether it applies during a poll, what each
- * operation is called in an exception's message (`calls`), and, where an errno deserves words a
- * user can act on, `explain`.
+ * operation is called in an exception's message (`calls`), where an errno deserves words a user
+ * can act on, `explain`, and, for a backend whose apply may go through an io_uring ring of its
+ * own (epoll), `ring_status`: whether it does, for diagnostics.
  *
  * Threads: callers serialise apply against close and poll against close; apply may run while
  * another thread polls only if applies_during_poll; wakeup may be called from any thread
@@ -39,6 +41,12 @@
 #define NS_BACKEND_H
 
 #include "ns_records.h"
+
+/* open's options. */
+#define NS_OPEN_WITHOUT_RING 1 /* apply without an io_uring ring (epoll: one epoll_ctl per change) */
+
+/* ring_status when open was asked for no ring (NS_OPEN_WITHOUT_RING): not an errno, which is negative. */
+#define NS_RING_OFF 1
 
 /* The operations that can fail, indexing ns_backend_ops.calls. */
 enum ns_backend_call { NS_CALL_OPEN, NS_CALL_APPLY, NS_CALL_POLL, NS_CALL_WAKEUP, NS_CALL_COUNT };
@@ -53,7 +61,7 @@ struct ns_backend {
 struct ns_backend_ops {
     const char *name;        /* as -Dnativeselector.backend names it, e.g. "epoll" */
     int applies_during_poll; /* whether apply may run while another thread is in poll */
-    int (*open)(int capacity, struct ns_backend **out);
+    int (*open)(int capacity, int options, struct ns_backend **out);
     int (*apply)(struct ns_backend *b, struct ns_change *changes, int count, int sync);
     int (*poll)(struct ns_backend *b, struct ns_ready *ready, int capacity, int timeout_ms);
     int (*wakeup)(struct ns_backend *b);
@@ -61,6 +69,9 @@ struct ns_backend_ops {
     const char *calls[NS_CALL_COUNT]; /* each operation, as a failure's message names it */
     /* Better words for `err` of `call`, or NULL for calls[call]; NULL when a backend has none. */
     const char *(*explain)(enum ns_backend_call call, int err);
+    /* 0 when apply goes through a ring, NS_RING_OFF, or the -errno setting one up failed with;
+       NULL when the backend's apply has one way only. */
+    int (*ring_status)(const struct ns_backend *b);
 };
 
 /* The backends this library was built with, NULL-terminated: each platform's backends.c. */

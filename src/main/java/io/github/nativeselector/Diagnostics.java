@@ -9,6 +9,7 @@ import io.github.nativeselector.internal.BackendChoice;
 import io.github.nativeselector.internal.ChannelProviders;
 import io.github.nativeselector.internal.Config;
 import io.github.nativeselector.internal.NativeLibrary;
+import io.github.nativeselector.internal.NativeSelectors;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.module.ModuleDescriptor;
@@ -18,8 +19,8 @@ import java.util.List;
 /**
  * {@code java -jar native-selector.jar}: what this library can do on this machine. Prints the
  * system, the JDK, the native library, which provider the channels report (this one, or the JDK's
- * and why), each backend (opened for real: "available", or why not),
- * what {@code nativeselector.backend} gives, and the batch threshold. Exit status 0 when at least
+ * and why), each backend (opened for real: "available", or why not), whether epoll sends batches
+ * of changes through io_uring, what {@code nativeselector.backend} gives, and the batch threshold. Exit status 0 when at least
  * one native backend works, 1 when none does, 2 when a {@code nativeselector.*} property is bad.
  */
 public final class Diagnostics {
@@ -59,13 +60,14 @@ public final class Diagnostics {
                 .orElse("report this provider"));
         int working = 0;
         for (BackendChoice backend : BACKENDS) {
-            String state = probe(new Config(backend, config.batchThreshold(), false));
+            String state = probe(config.unpublishedOn(backend));
             if (state.startsWith("available")) {
                 working++;
             }
             line("backend " + backend.propertyValue(), state);
         }
-        line("selected", opens(new Config(config.backend(), config.batchThreshold(), false))
+        line("epoll ring", ringState(config.unpublishedOn(BackendChoice.EPOLL)));
+        line("selected", opens(config.unpublishedOn(config.backend()))
                 + " (" + Config.BACKEND_PROPERTY + "=" + config.backend().propertyValue() + ")");
         line("batch threshold", String.valueOf(config.batchThreshold())
                 + (System.getProperty(Config.THRESHOLD_PROPERTY) == null ? " (default)" : " (from " + Config.THRESHOLD_PROPERTY + ")"));
@@ -105,6 +107,15 @@ public final class Diagnostics {
             return "available";
         } catch (IOException | RuntimeException e) {
             return "not available: " + e.getMessage();
+        }
+    }
+
+    /** How a selector opened with {@code config} sends its registration changes to the kernel. */
+    private static String ringState(Config config) {
+        try (Selector selector = NativeSelectorProvider.provider().openSelector(config)) {
+            return NativeSelectors.ringState(selector).orElse("none (" + selector.getClass().getName() + ")");
+        } catch (IOException | RuntimeException e) {
+            return "unknown: " + e.getMessage();
         }
     }
 

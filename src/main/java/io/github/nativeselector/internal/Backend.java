@@ -6,6 +6,7 @@
 package io.github.nativeselector.internal;
 
 import java.io.IOException;
+import java.util.Optional;
 
 /**
  * A kernel readiness mechanism, as the selector sees it. Everything else (queues, keys,
@@ -51,7 +52,15 @@ interface Backend {
      */
     int poll(long ready, int capacity, int timeoutMillis) throws IOException;
 
-    /** Makes a {@link #poll} in progress, or the next one, return with the wakeup record. */
+    /**
+     * Whether {@link #apply} goes through an io_uring ring of the backend's own, in words for
+     * diagnostics ("on", or "off" and why); empty for a backend that has no such ring.
+     */
+    default Optional<String> ringState() {
+        return Optional.empty();
+    }
+
+        /** Makes a {@link #poll} in progress, or the next one, return with the wakeup record. */
     void wakeup() throws IOException;
 
     /**

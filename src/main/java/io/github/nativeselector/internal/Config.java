@@ -14,12 +14,15 @@ import java.util.Locale;
  * @param batchThreshold queued registration changes that make the queue flush at once, from the
  *     thread that queued the last one; below it, changes wait for the next {@code select}
  * @param jmx whether the selector's counters are published as a JMX MBean
+ * @param epollRing whether the epoll backend may send a batch of changes as one
+ *     {@code io_uring_enter} (where io_uring allows); without it, one {@code epoll_ctl} each
  */
-public record Config(BackendChoice backend, int batchThreshold, boolean jmx) {
+public record Config(BackendChoice backend, int batchThreshold, boolean jmx, boolean epollRing) {
 
     public static final String BACKEND_PROPERTY = "nativeselector.backend";
     public static final String THRESHOLD_PROPERTY = "nativeselector.batchThreshold";
     public static final String JMX_PROPERTY = "nativeselector.jmx";
+    public static final String EPOLL_RING_PROPERTY = "nativeselector.epollRing";
 
     /**
      * 64 changes: where the threshold sweep and the churn benchmarks stop gaining (the README's
@@ -43,22 +46,28 @@ public record Config(BackendChoice backend, int batchThreshold, boolean jmx) {
         }
     }
 
-    /** These settings with the selector's counters published through JMX. */
+    /** These settings with the selector's counters published through JMX and epoll's ring allowed. */
     public Config(BackendChoice backend, int batchThreshold) {
-        this(backend, batchThreshold, true);
+        this(backend, batchThreshold, true, true);
     }
 
     /** The settings the system properties ask for; bad values fail naming the property. */
     public static Config fromSystemProperties() {
         return new Config(parseBackend(System.getProperty(BACKEND_PROPERTY, "auto")),
                 parseThreshold(System.getProperty(THRESHOLD_PROPERTY)),
-                parseJmx(System.getProperty(JMX_PROPERTY, "true")));
+                parseBoolean(JMX_PROPERTY, System.getProperty(JMX_PROPERTY, "true")),
+                parseBoolean(EPOLL_RING_PROPERTY, System.getProperty(EPOLL_RING_PROPERTY, "true")));
     }
 
-    static boolean parseJmx(String value) {
+    /** These settings on another backend, without JMX (for a selector opened only to look at it). */
+    public Config unpublishedOn(BackendChoice other) {
+        return new Config(other, batchThreshold, false, epollRing);
+    }
+
+    static boolean parseBoolean(String property, String value) {
         String wanted = value.trim().toLowerCase(Locale.ROOT);
         if (!wanted.equals("true") && !wanted.equals("false")) {
-            throw new IllegalArgumentException(JMX_PROPERTY + "=" + value + ": accepted values are true, false");
+            throw new IllegalArgumentException(property + "=" + value + ": accepted values are true, false");
         }
         return wanted.equals("true");
     }

@@ -6,12 +6,20 @@
 package io.github.nativeselector.internal;
 
 import java.io.IOException;
+import java.util.Optional;
 
 /**
  * Every native backend's Java face: a handle to one backend of the library, opened by name and
  * driven through the operations every backend implements ({@code src/main/native/share/ns_backend.h}).
  */
 final class NativeBackend implements Backend {
+
+    /** {@code open}'s option for no io_uring ring ({@code NS_OPEN_WITHOUT_RING}). */
+    static final int OPEN_WITHOUT_RING = 1;
+    /** {@code ringStatus} when open was asked for no ring ({@code NS_RING_OFF}). */
+    static final int RING_OFF = 1;
+    /** {@code ringStatus} of a backend with no ring of its own to apply changes through. */
+    private static final int NO_RING = Integer.MIN_VALUE;
 
     private final String name;
     private final long handle;
@@ -27,10 +35,10 @@ final class NativeBackend implements Backend {
      * Opens the backend {@code choice} names, whose polls return up to {@code capacity} records;
      * the exception says why it is unavailable or could not start.
      */
-    static NativeBackend open(BackendChoice choice, int capacity) throws IOException {
+    static NativeBackend open(BackendChoice choice, int capacity, boolean ring) throws IOException {
         NativeLibrary.ensureLoaded();
         String name = choice.propertyValue();
-        return new NativeBackend(name, open(name, capacity));
+        return new NativeBackend(name, open(name, capacity, ring ? 0 : OPEN_WITHOUT_RING));
     }
 
     @Override
@@ -59,11 +67,28 @@ final class NativeBackend implements Backend {
     }
 
     @Override
+    public Optional<String> ringState() {
+        int status = ringStatus(handle);
+        if (status == NO_RING) {
+            return Optional.empty();
+        }
+        if (status == 0) {
+            return Optional.of("on: a batch of changes is one io_uring_enter of IORING_OP_EPOLL_CTL entries"
+                    + " (a small one, one epoll_ctl each)");
+        }
+        return Optional.of("off, one epoll_ctl per change: " + (status == RING_OFF
+                ? Config.EPOLL_RING_PROPERTY + "=false"
+                : "io_uring refused the ring: " + Errno.describe(-status) + " (errno " + -status + ")"));
+    }
+
+    @Override
     public void close() {
         close(handle);
     }
 
-    private static native long open(String name, int capacity) throws IOException;
+    private static native long open(String name, int capacity, int options) throws IOException;
+
+    private static native int ringStatus(long handle);
 
     private static native boolean appliesDuringPoll(long handle);
 

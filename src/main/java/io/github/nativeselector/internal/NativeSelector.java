@@ -21,6 +21,7 @@ import java.nio.channels.spi.SelectorProvider;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
@@ -91,7 +92,12 @@ public final class NativeSelector extends AbstractSelector {
         };
     }
 
-    /** A snapshot of this selector's counters. */
+    /** {@link Backend#ringState}. */
+    Optional<String> ringState() {
+        return backend.ringState();
+    }
+
+        /** A snapshot of this selector's counters. */
     CounterSnapshot counterSnapshot() {
         return counters.snapshot(backend.name());
     }

@@ -7,8 +7,10 @@ package io.github.nativeselector.internal;
 
 import java.io.IOException;
 import java.lang.System.Logger.Level;
+import java.nio.channels.Selector;
 import java.nio.channels.spi.AbstractSelector;
 import java.nio.channels.spi.SelectorProvider;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -28,7 +30,7 @@ public final class NativeSelectors {
             return BuiltInProvider.get().openSelector();
         }
         try {
-            return new NativeSelector(provider, openBackend(config.backend()), config.batchThreshold(), config.jmx());
+            return new NativeSelector(provider, openBackend(config), config.batchThreshold(), config.jmx());
         } catch (IOException e) {
             if (config.backend() != BackendChoice.AUTO) {
                 throw e;
@@ -47,9 +49,18 @@ public final class NativeSelectors {
      * change but more per select and per ready channel (bench/uring-mechanisms), and a server
      * selects far more often than it registers, so io_uring is chosen by name only.
      */
-    private static Backend openBackend(BackendChoice choice) throws IOException {
+    private static Backend openBackend(Config config) throws IOException {
+        BackendChoice choice = config.backend();
         BackendChoice named = choice != BackendChoice.AUTO ? choice
                 : NativeLibrary.platform().startsWith("aix-") ? BackendChoice.POLLSET : BackendChoice.EPOLL;
-        return NativeBackend.open(named, NativeSelector.READY_CAPACITY);
+        return NativeBackend.open(named, NativeSelector.READY_CAPACITY, config.epollRing());
+    }
+
+    /**
+     * Whether the selector's backend sends batches of changes through an io_uring ring of its own
+     * (epoll), and if not why; empty for a backend that has no such ring, or the JDK's selector.
+     */
+    public static Optional<String> ringState(Selector selector) {
+        return selector instanceof NativeSelector nativeSelector ? nativeSelector.ringState() : Optional.empty();
     }
 }

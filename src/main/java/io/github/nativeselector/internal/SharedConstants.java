@@ -84,6 +84,8 @@ final class SharedConstants {
         values.put("NS_WAKEUP_TOKEN", ReadyArray.WAKEUP_TOKEN);
         values.put("NS_BACKEND_TOKEN_BIT", KeyTable.BACKEND_TOKEN_BIT);
         values.put("NS_POLLED_WITHOUT_SYSCALL", (long) Backend.POLLED_WITHOUT_SYSCALL);
+        values.put("NS_OPEN_WITHOUT_RING", (long) NativeBackend.OPEN_WITHOUT_RING);
+        values.put("NS_RING_OFF", (long) NativeBackend.RING_OFF);
         return Collections.unmodifiableMap(values);
     }
 }

@@ -39,8 +39,18 @@ class DiagnosticsTest {
         assertLine(child, "backend io_uring", "available");
         assertTrue(line(child, "backend pollset").startsWith("available (AIX's pollset API emulated over poll(2)"),
                 child::toString);
+        assertLine(child, "epoll ring", "on: a batch of changes is one io_uring_enter of IORING_OP_EPOLL_CTL entries"
+                + " (a small one, one epoll_ctl each)");
         assertLine(child, "selected", "epoll (nativeselector.backend=auto)");
         assertLine(child, "batch threshold", "64 (default)");
+    }
+
+    @Test
+    void saysTheEpollRingIsOffWhenThePropertyTurnsItOff() throws Exception {
+        InstallChild.Result child = InstallChild.run(List.of("-Dnativeselector.epollRing=false"), Diagnostics.class);
+        assertEquals(0, child.exitCode(), child::toString);
+        assertLine(child, "epoll ring", "off, one epoll_ctl per change: nativeselector.epollRing=false");
+        assertLine(child, "selected", "epoll (nativeselector.backend=auto)");
     }
 
     @Test
@@ -53,6 +63,8 @@ class DiagnosticsTest {
         assertTrue(uring.startsWith("not available: io_uring is unavailable: io_uring_setup was refused"),
                 child::toString);
         assertTrue(uring.contains("seccomp") && uring.contains("errno 1"), child::toString);
+        assertLine(child, "epoll ring",
+                "off, one epoll_ctl per change: io_uring refused the ring: Operation not permitted (errno 1)");
         assertLine(child, "selected", "epoll (nativeselector.backend=auto)");
         assertLine(child, "batch threshold", "8 (from nativeselector.batchThreshold)");
     }
@@ -105,6 +117,9 @@ class DiagnosticsTest {
         InstallChild.Result child = InstallChild.run(List.of("-Dnativeselector.jmx=maybe"), Diagnostics.class);
         assertEquals(2, child.exitCode(), child::toString);
         assertLine(child, "configuration", "nativeselector.jmx=maybe: accepted values are true, false");
+        InstallChild.Result ring = InstallChild.run(List.of("-Dnativeselector.epollRing=no"), Diagnostics.class);
+        assertEquals(2, ring.exitCode(), ring::toString);
+        assertLine(ring, "configuration", "nativeselector.epollRing=no: accepted values are true, false");
     }
 
     private static void assertLine(InstallChild.Result child, String label, String expected) {

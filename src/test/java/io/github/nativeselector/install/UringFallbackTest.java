@@ -14,6 +14,7 @@ import io.github.nativeselector.NativeSelectorProvider;
 import io.github.nativeselector.internal.Config;
 import io.github.nativeselector.internal.NativeSelector;
 import io.github.nativeselector.support.InstallChild;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -66,6 +67,15 @@ class UringFallbackTest {
     }
 
     @Test
+    void epollWithItsRingTurnedOffMakesOneEpollCtlPerChange() throws Exception {
+        InstallChild.Result child = runProbe(false, "-D" + Config.BACKEND_PROPERTY + "=epoll",
+                "-D" + Config.EPOLL_RING_PROPERTY + "=false");
+        assertEquals(0, child.exitCode(), child::toString);
+        assertEquals("epoll", child.value("backend"), child::toString);
+        assertEquals("10", child.value("batchCalls"), () -> "10 changes with the ring turned off: " + child);
+    }
+
+    @Test
     void ioUringByNameWorksWithoutTheLauncher() throws Exception {
         InstallChild.Result child = runProbe(false, "-D" + Config.BACKEND_PROPERTY + "=io_uring");
         assertEquals(0, child.exitCode(), () -> "io_uring could not be used on this machine at all, so the "
@@ -78,9 +88,10 @@ class UringFallbackTest {
     // ---- child JVMs ----------------------------------------------------------------------
 
     /** Runs {@link UringFallbackProbe} under the flag in a child JVM, through the launcher or not. */
-    private static InstallChild.Result runProbe(boolean denyIoUring, String backendArg) throws Exception {
+    private static InstallChild.Result runProbe(boolean denyIoUring, String... properties) throws Exception {
         List<String> launcher = denyIoUring ? List.of(InstallChild.denyIoUringLauncher()) : List.of();
-        return InstallChild.run(launcher, InstallChild.testClassPath(), List.of(InstallChild.FLAG, backendArg),
-                UringFallbackProbe.class);
+        List<String> jvmArgs = new ArrayList<>(List.of(InstallChild.FLAG));
+        jvmArgs.addAll(List.of(properties));
+        return InstallChild.run(launcher, InstallChild.testClassPath(), jvmArgs, UringFallbackProbe.class);
     }
 }

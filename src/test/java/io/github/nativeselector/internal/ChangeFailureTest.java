@@ -48,7 +48,7 @@ class ChangeFailureTest {
         EPOLL, IO_URING, POLLSET;
 
         Backend open() throws IOException {
-            return NativeBackend.open(BackendChoice.valueOf(name()), NativeSelector.READY_CAPACITY);
+            return NativeBackend.open(BackendChoice.valueOf(name()), NativeSelector.READY_CAPACITY, true);
         }
 
         /** The backend behind a wrapper that fails on request, applying during a poll as it does. */

@@ -109,7 +109,7 @@ class SelectorMBeanTest {
     void jmxFalseRegistersNoMBean() throws Exception {
         Set<ObjectName> before = SelectorMBeanNames.selectors();
         try (Selector selector = TestSelectors.open(
-                new Config(BackendChoice.EPOLL, Config.DEFAULT_BATCH_THRESHOLD, false))) {
+                new Config(BackendChoice.EPOLL, Config.DEFAULT_BATCH_THRESHOLD, false, true))) {
             selector.selectNow();
             Set<ObjectName> after = SelectorMBeanNames.selectors();
             assertTrue(before.containsAll(after), () -> "registered: " + after);
