@@ -24,7 +24,9 @@ import java.util.List;
  * again, and the queue grows past the threshold until it does.
  *
  * <p>Locking: every method runs under this object's monitor, which also guards each key's
- * {@code queued} and {@code registeredEvents} and serialises every use of the backend's
+ * {@code queued} and {@code registeredEvents}, the {@link KeyTable}'s slots (given to a key as
+ * its first change goes into a batch, freed once its removal leaves it out of the kernel), and
+ * serialises every use of the backend's
  * {@link Backend#apply} against its {@link Backend#close}; only the selector's own checks,
  * whether a select has anything to flush ({@code work}, volatile) and whether a flush was handed
  * over during a poll (never, for a backend that applies during one), may skip it. It is never
@@ -40,6 +42,7 @@ final class ChangeQueue {
     private static final int MIN_BATCH_CAPACITY = 64;
 
     private final Backend backend;
+    private final KeyTable table;
     private final Cleaner.Cleanable closeBackend;
     private final Counters counters;
     private final int threshold;
@@ -66,8 +69,9 @@ final class ChangeQueue {
      * @param closeBackend closes the backend (and withdraws the selector's MBean and events), once:
      *     on {@link #close}, or when the selector became unreachable without being closed
      */
-    ChangeQueue(Backend backend, Counters counters, int threshold, Cleaner.Cleanable closeBackend) {
+    ChangeQueue(Backend backend, KeyTable table, Counters counters, int threshold, Cleaner.Cleanable closeBackend) {
         this.backend = backend;
+        this.table = table;
         this.closeBackend = closeBackend;
         this.counters = counters;
         this.threshold = threshold;
@@ -159,9 +163,9 @@ final class ChangeQueue {
 
     /**
      * Removes cancelled keys from the kernel, synchronously: their channels' fds may be closed
-     * as soon as this returns, for the keys it took out ({@link NativeSelectionKey#isOutOfKernel}).
-     * Every removal is tried, whatever others do. Their entries in the queue are dropped at the
-     * next flush. With {@code withQueued} (the selector before it polls), the queued changes go
+     * as soon as this returns, for the keys it took out ({@link NativeSelectionKey#isOutOfKernel}),
+     * whose slots it frees. Every removal is tried, whatever others do. Their entries in the
+     * queue are dropped at the next flush. With {@code withQueued} (the selector before it polls), the queued changes go
      * in the same batch, after the removals, so a select that has both makes one kernel call
      * where the backend batches; a failure of theirs is returned as a flush's would be thrown.
      *
@@ -181,7 +185,14 @@ final class ChangeQueue {
         if (withQueued) {
             failure = firstOf(failure, addQueued(true));
         }
-        return firstOf(failure, batch.apply(backend, counters, true, this));
+        failure = firstOf(failure, batch.apply(backend, counters, true, this));
+        for (int i = 0; i < cancelled.size(); i++) {
+            NativeSelectionKey key = cancelled.get(i);
+            if (key.isOutOfKernel()) {
+                table.remove(key);
+            }
+        }
+        return failure;
     }
 
     /** Closes the backend; nothing reaches it afterwards. */
@@ -261,9 +272,13 @@ final class ChangeQueue {
         return failure;
     }
 
-    /** Adds a change to the batch, applying the batch first when it is full; returns that failure. */
+    /**
+     * Adds a change to the batch, applying the batch first when it is full, and gives the key a
+     * slot for its token if it has none; returns that failure.
+     */
     private IOException addToBatch(NativeSelectionKey key, int op, int events, boolean sync) {
         IOException failure = batch.isFull() ? batch.apply(backend, counters, sync, this) : null;
+        table.add(key);
         batch.add(key, op, events);
         return failure;
     }

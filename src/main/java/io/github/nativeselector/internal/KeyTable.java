@@ -14,8 +14,13 @@ import java.util.Arrays;
  * slot and the slot's generation: a slot is reused only with a new generation, so an event for
  * a key that is gone (its fd perhaps closed and reused) finds no key.
  *
- * <p>Locking: {@link #add} and {@link #remove} run under this object's monitor. {@link #lookup}
- * takes no lock: it reads the published array and its entries with acquire semantics.
+ * <p>A key has a slot from the first change of it that goes into a batch to the moment it is
+ * out of the kernel again, cancelled: a key that never reaches the kernel (registered and
+ * cancelled between two selects) never takes one.
+ *
+ * <p>Locking: {@link #add} and {@link #remove} run under the {@link ChangeQueue}'s monitor, the
+ * only place slots are given and freed, so the table needs no lock of its own. {@link #lookup}
+ * takes none: it reads the published array and its entries with acquire semantics.
  */
 final class KeyTable {
 
@@ -30,8 +35,11 @@ final class KeyTable {
     private int freeCount;
     private int used;
 
-    /** Gives the key a slot and a generation, and makes it findable by its token. */
-    synchronized void add(NativeSelectionKey key) {
+    /** Gives the key a slot and a generation, and makes it findable by its token, unless it has a slot. */
+    void add(NativeSelectionKey key) {
+        if (key.slot >= 0) {
+            return;
+        }
         int slot;
         if (freeCount > 0) {
             slot = freeSlots[--freeCount];
@@ -47,18 +55,18 @@ final class KeyTable {
         ENTRY.setRelease(keys, slot, key);
     }
 
-    /** Frees the key's slot; false when it was already removed. */
-    synchronized boolean remove(NativeSelectionKey key) {
-        NativeSelectionKey[] current = keys;
-        if (current[key.slot] != key) {
-            return false;
+    /** Frees the key's slot, if it has one: its token finds nothing from now on. */
+    void remove(NativeSelectionKey key) {
+        int slot = key.slot;
+        if (slot < 0) {
+            return;
         }
-        ENTRY.setRelease(current, key.slot, null);
+        ENTRY.setRelease(keys, slot, null);
         if (freeCount == freeSlots.length) {
             freeSlots = Arrays.copyOf(freeSlots, freeCount * 2);
         }
-        freeSlots[freeCount++] = key.slot;
-        return true;
+        freeSlots[freeCount++] = slot;
+        key.slot = -1;
     }
 
     /** The key the token was issued to, if it is still in the table. */

@@ -17,8 +17,8 @@ import java.nio.channels.spi.AbstractSelectionKey;
  *
  * <p>Fields by owner: the interest set is set atomically by any thread; {@code readyOps} and
  * {@code selectedIndex} belong to the thread holding the selector's lock; {@code queued} and
- * {@code registeredEvents} are guarded by the {@link ChangeQueue}; {@code slot} and
- * {@code generation} are set once by the {@link KeyTable} before the key is published.
+ * {@code registeredEvents} are guarded by the {@link ChangeQueue}, and so are {@code slot} and
+ * {@code generation}, which the {@link KeyTable} sets before the key's first change is sent.
  */
 public final class NativeSelectionKey extends AbstractSelectionKey {
 
@@ -36,7 +36,8 @@ public final class NativeSelectionKey extends AbstractSelectionKey {
     private final SelectableChannel channel;
     final int fd;
     final ChannelKind kind;
-    int slot;
+    /** The key's slot in the {@link KeyTable}, or -1 while it has none. */
+    int slot = -1;
     int generation;
     private volatile int interestOps;
     int readyOps;

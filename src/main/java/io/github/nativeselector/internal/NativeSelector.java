@@ -20,6 +20,7 @@ import java.nio.channels.spi.AbstractSelector;
 import java.nio.channels.spi.SelectorProvider;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -36,9 +37,8 @@ import java.util.function.Consumer;
  * <li>the cancelled-key set's monitor ({@link AbstractSelector#cancelledKeys()}): held only to
  *     move cancelled keys out;
  * <li>the {@link ChangeQueue}'s monitor: taken by {@code register} and {@code interestOps} on
- *     any thread, never held during a kernel wait;
- * <li>the {@link KeyTable}'s monitor and {@code wakeupLock}: leaves, held for a few
- *     instructions or one system call.
+ *     any thread, never held during a kernel wait; it also guards the {@link KeyTable}'s slots;
+ * <li>{@code wakeupLock}: a leaf, held for a few instructions or one system call.
  * </ul>
  * {@code register}, {@code interestOps}, {@code cancel} and {@code wakeup} never take the
  * selector's monitor, so they never wait for a select in progress.
@@ -74,7 +74,7 @@ public final class NativeSelector extends AbstractSelector {
         super(provider);
         this.backend = backend;
         SelectorMonitoring monitoring = SelectorMonitoring.start(backend.name(), batchThreshold, counters, jmx);
-        this.changes = new ChangeQueue(backend, counters, batchThreshold,
+        this.changes = new ChangeQueue(backend, table, counters, batchThreshold,
                 CLEANER.register(this, release(backend, monitoring)));
     }
 
@@ -114,12 +114,10 @@ public final class NativeSelector extends AbstractSelector {
             // attach() is an atomic exchange: a new key's null attachment needs none.
             key.attach(attachment);
         }
-        table.add(key);
         keys.add(key);
         if (!isOpen()) {
             // close() ran concurrently and may not have seen this key: undo it here.
             keys.remove(key);
-            table.remove(key);
             key.cancel();
             throw new ClosedSelectorException();
         }
@@ -399,10 +397,10 @@ public final class NativeSelector extends AbstractSelector {
      * Deregisters every key out of the kernel even when some fail, then throws the first
      * failure, {@code failure} (if not null) first of all.
      */
-    private void deregisterAll(Iterable<? extends SelectionKey> toDeregister, Exception failure) throws IOException {
-        for (SelectionKey key : toDeregister) {
+    private void deregisterAll(List<? extends SelectionKey> toDeregister, Exception failure) throws IOException {
+        for (int i = 0; i < toDeregister.size(); i++) {
             try {
-                deregisterKey((NativeSelectionKey) key);
+                deregisterKey((NativeSelectionKey) toDeregister.get(i));
             } catch (IOException | RuntimeException e) {
                 // JDK 17's removeKey throws NullPointerException for a channel whose first
                 // registration is still under way; the other keys must still be released.
@@ -421,11 +419,11 @@ public final class NativeSelector extends AbstractSelector {
         }
     }
 
+    /** Once per key: the key set's removal decides which of close and a select deregisters it. */
     private void deregisterKey(NativeSelectionKey key) throws IOException {
-        if (!table.remove(key)) {
+        if (!keys.remove(key)) {
             return;
         }
-        keys.remove(key);
         selectedKeys.remove(key);
         deregister(key);
         SelectableChannel channel = key.channel();

@@ -136,6 +136,24 @@ class ChangeQueueTest {
     }
 
     @Test
+    void aKeyTakesASlotWhenItsFirstChangeIsSentAndFreesItOnceOutOfTheKernel() throws Exception {
+        try (NativeSelector selector = open(64)) {
+            NativeSelectionKey neverSent = registerSource(selector, SelectionKey.OP_READ);
+            NativeSelectionKey sent = registerSource(selector, SelectionKey.OP_READ);
+            assertEquals(-1, sent.slot, "no slot while the change waits in the queue");
+            neverSent.cancel();
+            selector.selectNow();
+            assertEquals(List.of(new Batch(1, true)), backend.batches);
+            assertEquals(-1, neverSent.slot, "registered and cancelled between selects: no slot, nothing sent");
+            assertTrue(sent.slot >= 0);
+            sent.cancel();
+            selector.selectNow();
+            assertEquals(-1, sent.slot, "its removal applied, its slot is free");
+            assertEquals(List.of(new Batch(1, true), new Batch(1, true)), backend.batches);
+        }
+    }
+
+    @Test
     void removalsOfMoreKeysThanABatchHoldsTakeSeveralCalls() throws Exception {
         try (NativeSelector selector = open(1)) {
             List<NativeSelectionKey> keys = new ArrayList<>();

@@ -6,7 +6,6 @@
 package io.github.nativeselector.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -56,13 +55,29 @@ class KeyTableTest {
     }
 
     @Test
-    void aRemovedKeyIsNotFoundAndIsRemovedOnce() {
+    void aRemovedKeyIsNotFoundAndItsSlotIsFreedOnce() {
         NativeSelectionKey a = key(10);
         table.add(a);
         long token = a.token();
-        assertTrue(table.remove(a));
+        table.remove(a);
         assertNull(table.lookup(token));
-        assertFalse(table.remove(a), "second removal");
+        assertEquals(-1, a.slot);
+        table.remove(a);
+        NativeSelectionKey b = key(11);
+        NativeSelectionKey c = key(12);
+        table.add(b);
+        table.add(c);
+        assertNotEquals(b.slot, c.slot, "a second removal freed the slot again");
+    }
+
+    @Test
+    void aKeyWithASlotKeepsIt() {
+        NativeSelectionKey a = key(10);
+        table.add(a);
+        long token = a.token();
+        table.add(a);
+        assertEquals(token, a.token());
+        assertSame(a, table.lookup(token));
     }
 
     @Test
@@ -70,10 +85,11 @@ class KeyTableTest {
         NativeSelectionKey old = key(10);
         table.add(old);
         long oldToken = old.token();
+        int oldSlot = old.slot;
         table.remove(old);
         NativeSelectionKey next = key(10);
         table.add(next);
-        assertEquals(old.slot, next.slot, "the freed slot is reused");
+        assertEquals(oldSlot, next.slot, "the freed slot is reused");
         assertNotEquals(old.generation, next.generation);
         assertNull(table.lookup(oldToken), "an event for the removed key, its fd number reused");
         assertSame(next, table.lookup(next.token()));
