@@ -34,6 +34,11 @@ public final class Diagnostics {
         this.out = out;
     }
 
+    /**
+     * Prints the diagnostics to standard output and exits with the status above.
+     *
+     * @param args ignored
+     */
     public static void main(String[] args) {
         System.exit(new Diagnostics(System.out).run());
     }

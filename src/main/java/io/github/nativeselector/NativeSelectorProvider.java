@@ -45,7 +45,7 @@ public class NativeSelectorProvider extends SelectorProvider {
     public NativeSelectorProvider() {
     }
 
-    /** The shared instance. */
+    /** {@return the shared instance} */
     public static NativeSelectorProvider provider() {
         return Holder.INSTANCE;
     }

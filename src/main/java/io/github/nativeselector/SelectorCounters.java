@@ -11,24 +11,27 @@ package io.github.nativeselector;
  */
 public interface SelectorCounters {
 
-    /** Batches of registration changes applied to the kernel. */
+    /** {@return batches of registration changes applied to the kernel} */
     long getBatches();
 
-    /** Registration changes applied (adds, modifications and removals). */
+    /** {@return registration changes applied (adds, modifications and removals)} */
     long getChangesApplied();
 
-    /** System calls those changes took. */
+    /** {@return system calls those changes took} */
     long getKernelCallsForChanges();
 
-    /** Backend polls; each {@code select} makes at least one. */
+    /** {@return backend polls; each {@code select} makes at least one} */
     long getPolls();
 
-    /** Polls that needed no system call (io_uring, with nothing to submit and nothing to wait for). */
+    /**
+     * {@return polls that needed no system call (io_uring, with nothing to submit and nothing to
+     * wait for)}
+     */
     long getPollsWithoutSyscall();
 
-    /** Ready channels the kernel reported. */
+    /** {@return ready channels the kernel reported} */
     long getReadyEvents();
 
-    /** Wakeups that had to signal the kernel. */
+    /** {@return wakeups that had to signal the kernel} */
     long getWakeups();
 }

@@ -12,9 +12,9 @@ package io.github.nativeselector;
  */
 public interface SelectorMXBean extends SelectorCounters {
 
-    /** The kernel mechanism behind the selector, e.g. {@code epoll}. */
+    /** {@return the kernel mechanism behind the selector, e.g. {@code epoll}} */
     String getBackend();
 
-    /** Queued registration changes that are flushed at once. */
+    /** {@return queued registration changes that are flushed at once} */
     int getBatchThreshold();
 }

@@ -34,8 +34,11 @@ public record SelectorStats(
         long wakeups) {
 
     /**
-     * The counters of {@code selector}, or empty when it is not a native selector (for example
-     * the JDK's built-in selector, chosen by {@code -Dnativeselector.backend=jdk} or as a fallback).
+     * {@return the counters of {@code selector}, or empty when it is not a native selector (for
+     * example the JDK's built-in selector, chosen by {@code -Dnativeselector.backend=jdk} or as a
+     * fallback)}
+     *
+     * @param selector any selector
      */
     public static Optional<SelectorStats> of(Selector selector) {
         return CounterSnapshot.of(selector).map(SelectorStats::from);
@@ -52,7 +55,12 @@ public record SelectorStats(
                 snapshot.wakeups());
     }
 
-    /** These counters plus {@code other}'s, under this snapshot's backend: totals over selectors. */
+    /**
+     * {@return these counters plus {@code other}'s, under this snapshot's backend: totals over
+     * selectors}
+     *
+     * @param other the counters to add
+     */
     public SelectorStats plus(SelectorStats other) {
         return new SelectorStats(backend,
                 batches + other.batches,

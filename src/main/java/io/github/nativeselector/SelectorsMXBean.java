@@ -12,9 +12,9 @@ package io.github.nativeselector;
  */
 public interface SelectorsMXBean extends SelectorCounters {
 
-    /** Native selectors open now (not yet closed, nor collected unclosed). */
+    /** {@return native selectors open now (not yet closed, nor collected unclosed)} */
     int getOpenSelectors();
 
-    /** Native selectors opened since the JVM started. */
+    /** {@return native selectors opened since the JVM started} */
     long getSelectorsOpened();
 }
