@@ -17,6 +17,7 @@ import java.net.http.HttpResponse;
 import java.nio.channels.spi.SelectorProvider;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.TreeSet;
 
@@ -48,7 +49,8 @@ public final class InstallHttpProbe {
                 System.out.println("status=" + response.statusCode());
                 System.out.println("body=" + response.body());
             }
-            System.out.println("nativeSelectorThreads=" + threadsInNativeSelector(client));
+            System.out.println("nativeSelectorThreads="
+                    + threadsInNativeSelector(client, "SelectorManager", "HTTP-Dispatcher"));
             SelectorTotals.print();
         } finally {
             server.stop(0);
@@ -73,9 +75,11 @@ public final class InstallHttpProbe {
 
     /**
      * Names of the threads (idle, so waiting in a select) whose stack passes through a native
-     * selector; polls up to 5 s for both the client's and the server's selector thread.
+     * selector; polls up to 5 s for a thread whose name contains each of {@code expected} (the
+     * JDK's HTTP client names its selector thread {@code ...SelectorManager}, its server
+     * {@code HTTP-Dispatcher}).
      */
-    private static String threadsInNativeSelector(Object keepAlive) throws InterruptedException {
+    static String threadsInNativeSelector(Object keepAlive, String... expected) throws InterruptedException {
         TreeSet<String> names = new TreeSet<>();
         long deadline = System.nanoTime() + 5_000_000_000L;
         do {
@@ -87,9 +91,7 @@ public final class InstallHttpProbe {
                     }
                 }
             }
-            boolean client = names.stream().anyMatch(n -> n.contains("SelectorManager"));
-            boolean server = names.stream().anyMatch(n -> n.contains("HTTP-Dispatcher"));
-            if (client && server) {
+            if (Arrays.stream(expected).allMatch(part -> names.stream().anyMatch(n -> n.contains(part)))) {
                 break;
             }
             Thread.sleep(20);

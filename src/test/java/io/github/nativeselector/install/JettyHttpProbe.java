@@ -11,7 +11,9 @@ import java.net.URL;
 import java.nio.ByteBuffer;
 import java.nio.channels.spi.SelectorProvider;
 import java.nio.charset.StandardCharsets;
+import java.util.stream.Collectors;
 import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.io.ManagedSelector;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -22,7 +24,8 @@ import org.eclipse.jetty.util.Callback;
 /**
  * Child-JVM main: Jetty 12 on its defaults serving HTTP on loopback, asked {@code requests} times
  * by {@link HttpURLConnection}, which blocks and opens no selector, so every selector the totals
- * count is Jetty's. Prints the provider, each status and body, and the totals MBean.
+ * count is Jetty's. Prints the provider, the class of each of the connector's selectors, each
+ * status and body, and the totals MBean.
  */
 public final class JettyHttpProbe {
 
@@ -30,10 +33,18 @@ public final class JettyHttpProbe {
     }
 
     public static void main(String[] args) throws Exception {
-        int requests = Integer.parseInt(args[0]);
         System.out.println("provider=" + SelectorProvider.provider().getClass().getName());
         Server server = new Server();
-        ServerConnector connector = new ServerConnector(server);
+        serve(server, new ServerConnector(server), Integer.parseInt(args[0]));
+        System.out.flush();
+        System.exit(0);
+    }
+
+    /**
+     * Serves {@code /greet?Q} (answering {@code hello Q}) on {@code connector}, bound to loopback,
+     * asks it {@code requests} times, prints what the class comment says, and stops the server.
+     */
+    static void serve(Server server, ServerConnector connector, int requests) throws Exception {
         connector.setHost("127.0.0.1");
         connector.setPort(0);
         server.addConnector(connector);
@@ -49,6 +60,7 @@ public final class JettyHttpProbe {
         });
         server.start();
         try {
+            System.out.println("jettySelectors=" + selectorClasses(connector));
             for (int i = 0; i < requests; i++) {
                 URL url = new URL("http://127.0.0.1:" + connector.getLocalPort() + "/greet?n=" + i);
                 HttpURLConnection connection = (HttpURLConnection) url.openConnection();
@@ -63,7 +75,12 @@ public final class JettyHttpProbe {
         } finally {
             server.stop();
         }
-        System.out.flush();
-        System.exit(0);
+    }
+
+    /** The class names of the selectors the started connector's selector manager polls, comma-separated. */
+    static String selectorClasses(ServerConnector connector) {
+        return connector.getSelectorManager().getBeans(ManagedSelector.class).stream()
+                .map(managed -> managed.getSelector().getClass().getName())
+                .collect(Collectors.joining(","));
     }
 }

@@ -23,14 +23,19 @@ final class SelectorTotals {
 
     /** Prints {@code totals=selectorsOpened=N readyEvents=N ...}, or {@code totals=absent}. */
     static void print() throws Exception {
+        print("totals");
+    }
+
+    /** Prints the counters as {@code print()} does, under {@code key} (one line per phase of a probe). */
+    static void print(String key) throws Exception {
         ObjectName name = new ObjectName("io.github.nativeselector:type=Selectors");
         if (!ManagementFactory.getPlatformMBeanServer().isRegistered(name)) {
-            System.out.println("totals=absent");
+            System.out.println(key + "=absent");
             return;
         }
         SelectorsMXBean totals = JMX.newMXBeanProxy(ManagementFactory.getPlatformMBeanServer(), name,
                 SelectorsMXBean.class);
-        System.out.println("totals=selectorsOpened=" + totals.getSelectorsOpened()
+        System.out.println(key + "=selectorsOpened=" + totals.getSelectorsOpened()
                 + " polls=" + totals.getPolls()
                 + " readyEvents=" + totals.getReadyEvents()
                 + " changesApplied=" + totals.getChangesApplied());

@@ -76,13 +76,22 @@ public final class InstallChild {
     /** Runs {@code mainClass} through {@code launcher}, a program that runs the command after it. */
     public static Result run(List<String> launcher, String classPath, List<String> jvmArgs, Class<?> mainClass,
             String... args) throws Exception {
+        return run(launcher, jvmArgs, List.of("-cp", classPath, mainClass.getName()), args);
+    }
+
+    /** Runs {@code java -jar jar} with {@code jvmArgs} before {@code -jar}. */
+    public static Result runJar(List<String> jvmArgs, Path jar, String... args) throws Exception {
+        return run(List.of(), jvmArgs, List.of("-jar", jar.toString()), args);
+    }
+
+    /** Runs the JVM with {@code jvmArgs}, then {@code main} (what to run: a class path and class, or a jar). */
+    private static Result run(List<String> launcher, List<String> jvmArgs, List<String> main, String... args)
+            throws Exception {
         List<String> command = new ArrayList<>(launcher);
         command.add(javaBinary());
         command.add("--enable-native-access=ALL-UNNAMED");
         command.addAll(jvmArgs);
-        command.add("-cp");
-        command.add(classPath);
-        command.add(mainClass.getName());
+        command.addAll(main);
         command.addAll(List.of(args));
         Path out = Files.createTempFile("install-child-", ".out");
         Path err = Files.createTempFile("install-child-", ".err");
