@@ -14,24 +14,26 @@ import io.github.nativeselector.support.InstallChild;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The JDK's {@code HttpClient} on HTTP/2 cleartext (h2c, upgraded from HTTP/1.1) against Jetty 12's
  * {@code HTTP2CServerConnectionFactory}, under the flag: both open their selectors with
  * {@code Selector.open()}, so both client and server run on native selectors, with hundreds of
- * streams in flight at once on one connection.
+ * streams in flight at once on one connection. On each native backend, asked for by name.
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 class HttpClientH2cTest {
 
     private static final int STREAMS = 250;
 
-    @Test
-    void httpClientMultiplexesStreamsOverH2cOnNativeSelectorsUnderTheFlag() throws Exception {
-        InstallChild.Result child = InstallChild.run(List.of(InstallChild.FLAG), HttpClientH2cProbe.class,
-                String.valueOf(STREAMS));
+    @ParameterizedTest
+    @ValueSource(strings = {"epoll", "io_uring", "pollset"})
+    void httpClientMultiplexesStreamsOverH2cOnNativeSelectorsUnderTheFlag(String backend) throws Exception {
+        InstallChild.Result child = InstallChild.run(List.of(InstallChild.FLAG, "-Dnativeselector.backend=" + backend),
+                HttpClientH2cProbe.class, String.valueOf(STREAMS));
         assertEquals(0, child.exitCode(), child::toString);
         assertEquals(NativeSelectorProvider.class.getName(), child.value("provider"), child::toString);
         assertEquals(NativeSelector.class.getName(), child.value("jettySelectors"), child::toString);

@@ -13,14 +13,16 @@ import io.github.nativeselector.support.InstallChild;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Embedded Tomcat (Spring Boot's, 10.1), unmodified, on its default HTTP/1.1 connector
  * ({@code Http11NioProtocol}, whose poller opens its selector with {@code Selector.open()}), serving
  * on our selector under the flag: keep-alive requests over a few persistent connections, then
- * short connections, each closed after one request.
+ * short connections, each closed after one request. On each native backend, asked for by name, so
+ * that one that cannot open fails Tomcat's start instead of giving way to the JDK's selector.
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 class TomcatHttpTest {
@@ -29,10 +31,11 @@ class TomcatHttpTest {
     private static final int PER_CLIENT = 60;
     private static final int REQUESTS = CLIENTS * PER_CLIENT;
 
-    @Test
-    void tomcatServesKeepAliveAndShortConnectionsOnTheNativeSelectorUnderTheFlag() throws Exception {
-        InstallChild.Result child = InstallChild.run(List.of(InstallChild.FLAG), TomcatHttpProbe.class,
-                String.valueOf(CLIENTS), String.valueOf(PER_CLIENT));
+    @ParameterizedTest
+    @ValueSource(strings = {"epoll", "io_uring", "pollset"})
+    void tomcatServesKeepAliveAndShortConnectionsOnTheNativeSelectorUnderTheFlag(String backend) throws Exception {
+        InstallChild.Result child = InstallChild.run(List.of(InstallChild.FLAG, "-Dnativeselector.backend=" + backend),
+                TomcatHttpProbe.class, String.valueOf(CLIENTS), String.valueOf(PER_CLIENT));
         assertEquals(0, child.exitCode(), child::toString);
         assertEquals(NativeSelectorProvider.class.getName(), child.value("provider"), child::toString);
         assertEquals("org.apache.coyote.http11.Http11NioProtocol", child.value("protocol"), child::toString);
