@@ -65,7 +65,6 @@ public final class NativeSelector extends AbstractSelector {
     private final SelectedKeySet selectedKeys = new SelectedKeySet();
     /** Cancelled keys on their way out of the kernel, kept across selects while that fails. */
     private final ArrayList<NativeSelectionKey> cancelled = new ArrayList<>();
-    private final ArrayList<NativeSelectionKey> removed = new ArrayList<>();
     private final Object wakeupLock = new Object();
     private boolean wakeupPending;
     private boolean inSelect;
@@ -373,12 +372,12 @@ public final class NativeSelector extends AbstractSelector {
             }
             cancelledKeys.clear();
         }
-        IOException removalFailure = changes.removeFromKernel(cancelled, beforePoll);
+        Exception failure = changes.removeFromKernel(cancelled, beforePoll);
         int kept = 0;
         for (int i = 0; i < cancelled.size(); i++) {
             NativeSelectionKey key = cancelled.get(i);
             if (key.isOutOfKernel()) {
-                removed.add(key);
+                failure = deregisterKeeping(key, failure);
             } else {
                 cancelled.set(kept++, key);
             }
@@ -386,11 +385,7 @@ public final class NativeSelector extends AbstractSelector {
         for (int i = cancelled.size() - 1; i >= kept; i--) {
             cancelled.remove(i);
         }
-        try {
-            deregisterAll(removed, removalFailure);
-        } finally {
-            removed.clear();
-        }
+        throwIfAny(failure);
     }
 
     /**
@@ -399,18 +394,30 @@ public final class NativeSelector extends AbstractSelector {
      */
     private void deregisterAll(List<? extends SelectionKey> toDeregister, Exception failure) throws IOException {
         for (int i = 0; i < toDeregister.size(); i++) {
-            try {
-                deregisterKey((NativeSelectionKey) toDeregister.get(i));
-            } catch (IOException | RuntimeException e) {
-                // JDK 17's removeKey throws NullPointerException for a channel whose first
-                // registration is still under way; the other keys must still be released.
-                if (failure == null) {
-                    failure = e;
-                } else {
-                    failure.addSuppressed(e);
-                }
-            }
+            failure = deregisterKeeping((NativeSelectionKey) toDeregister.get(i), failure);
         }
+        throwIfAny(failure);
+    }
+
+    /**
+     * Deregisters the key; returns {@code failure}, or this failure when there was none before
+     * (a later one is suppressed in the first), for the caller to throw once every key is done.
+     */
+    private Exception deregisterKeeping(NativeSelectionKey key, Exception failure) {
+        try {
+            deregisterKey(key);
+        } catch (IOException | RuntimeException e) {
+            // JDK 17's removeKey throws NullPointerException for a channel whose first
+            // registration is still under way; the other keys must still be released.
+            if (failure == null) {
+                return e;
+            }
+            failure.addSuppressed(e);
+        }
+        return failure;
+    }
+
+    private static void throwIfAny(Exception failure) throws IOException {
         if (failure instanceof IOException e) {
             throw e;
         }
