@@ -12,7 +12,6 @@
 #include "ns_jni.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -51,6 +50,7 @@ static const struct shared_constant shared_constants[] = {
     SHARED(NS_POLLED_WITHOUT_SYSCALL),
     SHARED(NS_OPEN_WITHOUT_RING),
     SHARED(NS_RING_OFF),
+    SHARED(NS_NO_RING),
 };
 
 static struct ns_backend *backend(jlong handle)
@@ -159,13 +159,13 @@ static void JNICALL backend_wakeup(JNIEnv *env, jclass cls, jlong handle)
         throw_failure(env, b->ops, NS_CALL_WAKEUP, -err);
 }
 
-/* ring_status (ns_backend.h), or INT_MIN for a backend with no ring of its own to go through. */
+/* ring_status (ns_backend.h), or NS_NO_RING for a backend with no ring of its own to go through. */
 static jint JNICALL backend_ring_status(JNIEnv *env, jclass cls, jlong handle)
 {
     (void)env;
     (void)cls;
     struct ns_backend *b = backend(handle);
-    return b->ops->ring_status != NULL ? b->ops->ring_status(b) : INT_MIN;
+    return b->ops->ring_status != NULL ? b->ops->ring_status(b) : NS_NO_RING;
 }
 
 static void JNICALL backend_close(JNIEnv *env, jclass cls, jlong handle)

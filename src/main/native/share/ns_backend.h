@@ -48,6 +48,9 @@
 /* ring_status when open was asked for no ring (NS_OPEN_WITHOUT_RING): not an errno, which is negative. */
 #define NS_RING_OFF 1
 
+/* What the JNI face reports for a backend without ring_status (no ring of its own): no errno either. */
+#define NS_NO_RING (-0x7fffffff - 1)
+
 /* The operations that can fail, indexing ns_backend_ops.calls. */
 enum ns_backend_call { NS_CALL_OPEN, NS_CALL_APPLY, NS_CALL_POLL, NS_CALL_WAKEUP, NS_CALL_COUNT };
 

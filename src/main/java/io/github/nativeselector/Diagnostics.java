@@ -20,8 +20,9 @@ import java.util.List;
  * {@code java -jar native-selector.jar}: what this library can do on this machine. Prints the
  * system, the JDK, the native library, which provider the channels report (this one, or the JDK's
  * and why), each backend (opened for real: "available", or why not), whether epoll sends batches
- * of changes through io_uring, what {@code nativeselector.backend} gives, and the batch threshold. Exit status 0 when at least
- * one native backend works, 1 when none does, 2 when a {@code nativeselector.*} property is bad.
+ * of changes through io_uring, what {@code nativeselector.backend} gives, and the batch threshold.
+ * Exit status 0 when at least one native backend works, 1 when none does, 2 when a
+ * {@code nativeselector.*} property is bad.
  */
 public final class Diagnostics {
 

@@ -60,7 +60,7 @@ interface Backend {
         return Optional.empty();
     }
 
-        /** Makes a {@link #poll} in progress, or the next one, return with the wakeup record. */
+    /** Makes a {@link #poll} in progress, or the next one, return with the wakeup record. */
     void wakeup() throws IOException;
 
     /**

@@ -26,10 +26,10 @@ import java.util.List;
  * <p>Locking: every method runs under this object's monitor, which also guards each key's
  * {@code queued} and {@code registeredEvents}, the {@link KeyTable}'s slots (given to a key as
  * its first change goes into a batch, freed once its removal leaves it out of the kernel), and
- * serialises every use of the backend's
- * {@link Backend#apply} against its {@link Backend#close}; only the selector's own checks,
- * whether a select has anything to flush ({@code work}, volatile) and whether a flush was handed
- * over during a poll (never, for a backend that applies during one), may skip it. It is never
+ * serialises every use of the backend's {@link Backend#apply} against its {@link Backend#close};
+ * only the selector's own checks, whether a select has anything to flush ({@code work}, volatile)
+ * and whether a flush was handed over during a poll (never, for a backend that applies during
+ * one), may skip it. It is never
  * held while waiting for the kernel's readiness, so queuing never waits for a {@code select()}.
  */
 final class ChangeQueue {
@@ -165,9 +165,10 @@ final class ChangeQueue {
      * Removes cancelled keys from the kernel, synchronously: their channels' fds may be closed
      * as soon as this returns, for the keys it took out ({@link NativeSelectionKey#isOutOfKernel}),
      * whose slots it frees. Every removal is tried, whatever others do. Their entries in the
-     * queue are dropped at the next flush. With {@code withQueued} (the selector before it polls), the queued changes go
-     * in the same batch, after the removals, so a select that has both makes one kernel call
-     * where the backend batches; a failure of theirs is returned as a flush's would be thrown.
+     * queue are dropped at the next flush. With {@code withQueued} (the selector before it polls),
+     * the queued changes go in the same batch, after the removals, so a select that has both
+     * makes one kernel call where the backend batches; a failure of theirs is returned as a
+     * flush's would be thrown.
      *
      * @return the first failure, or null when every key is out of the kernel
      */

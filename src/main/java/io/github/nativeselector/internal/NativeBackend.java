@@ -18,8 +18,8 @@ final class NativeBackend implements Backend {
     static final int OPEN_WITHOUT_RING = 1;
     /** {@code ringStatus} when open was asked for no ring ({@code NS_RING_OFF}). */
     static final int RING_OFF = 1;
-    /** {@code ringStatus} of a backend with no ring of its own to apply changes through. */
-    private static final int NO_RING = Integer.MIN_VALUE;
+    /** {@code ringStatus} of a backend with no ring of its own to apply changes through ({@code NS_NO_RING}). */
+    static final int NO_RING = Integer.MIN_VALUE;
 
     private final String name;
     private final long handle;

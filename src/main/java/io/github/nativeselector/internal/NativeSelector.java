@@ -96,7 +96,7 @@ public final class NativeSelector extends AbstractSelector {
         return backend.ringState();
     }
 
-        /** A snapshot of this selector's counters. */
+    /** A snapshot of this selector's counters. */
     CounterSnapshot counterSnapshot() {
         return counters.snapshot(backend.name());
     }

@@ -86,6 +86,7 @@ final class SharedConstants {
         values.put("NS_POLLED_WITHOUT_SYSCALL", (long) Backend.POLLED_WITHOUT_SYSCALL);
         values.put("NS_OPEN_WITHOUT_RING", (long) NativeBackend.OPEN_WITHOUT_RING);
         values.put("NS_RING_OFF", (long) NativeBackend.RING_OFF);
+        values.put("NS_NO_RING", (long) NativeBackend.NO_RING);
         return Collections.unmodifiableMap(values);
     }
 }

@@ -5,9 +5,7 @@
 
 package io.github.nativeselector.install;
 
-import java.io.InputStream;
 import java.net.HttpURLConnection;
-import java.net.URL;
 import java.nio.ByteBuffer;
 import java.nio.channels.spi.SelectorProvider;
 import java.nio.charset.StandardCharsets;
@@ -61,16 +59,7 @@ public final class JettyHttpProbe {
         server.start();
         try {
             System.out.println("jettySelectors=" + selectorClasses(connector));
-            for (int i = 0; i < requests; i++) {
-                URL url = new URL("http://127.0.0.1:" + connector.getLocalPort() + "/greet?n=" + i);
-                HttpURLConnection connection = (HttpURLConnection) url.openConnection();
-                connection.setConnectTimeout(10_000);
-                connection.setReadTimeout(20_000);
-                System.out.println("status=" + connection.getResponseCode());
-                try (InputStream in = connection.getInputStream()) {
-                    System.out.println("body=" + new String(in.readAllBytes(), StandardCharsets.UTF_8));
-                }
-            }
+            GreetingRequests.print(connector.getLocalPort(), requests, 0);
             SelectorTotals.print();
         } finally {
             server.stop();

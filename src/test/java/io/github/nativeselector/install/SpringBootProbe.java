@@ -5,11 +5,8 @@
 
 package io.github.nativeselector.install;
 
-import java.io.InputStream;
 import java.net.HttpURLConnection;
-import java.net.URL;
 import java.nio.channels.spi.SelectorProvider;
-import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
@@ -52,19 +49,7 @@ public class SpringBootProbe {
             ClassLoader loader = provider.getClass().getClassLoader();
             System.out.println("providerLoader=" + (loader == null ? "bootstrap" : loader.getName()));
             int port = ((WebServerApplicationContext) context).getWebServer().getPort();
-            for (int i = 0; i < requests; i++) {
-                URL url = new URL("http://127.0.0.1:" + port + "/greet?n=" + i);
-                HttpURLConnection connection = (HttpURLConnection) url.openConnection();
-                connection.setConnectTimeout(10_000);
-                connection.setReadTimeout(20_000);
-                if (i % 10 == 9) {
-                    connection.setRequestProperty("Connection", "close");
-                }
-                System.out.println("status=" + connection.getResponseCode());
-                try (InputStream in = connection.getInputStream()) {
-                    System.out.println("body=" + new String(in.readAllBytes(), StandardCharsets.UTF_8));
-                }
-            }
+            GreetingRequests.print(port, requests, 10);
             SelectorTotals.print();
         }
         System.out.flush();
