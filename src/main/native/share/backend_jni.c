@@ -6,7 +6,8 @@
 /*
  * The face of NativeBackend.java: each function calls one operation of a backend (ns_backend.h)
  * and turns its errno into an IOException worded by the backend; one more gives Java the values
- * of ns_records.h to check its own against.
+ * of ns_records.h to check its own against, and on Linux the system's values that the lean socket
+ * channels (lean/Sockets.java) hand to the kernel as they are.
  */
 #include "ns_backend.h"
 #include "ns_jni.h"
@@ -16,8 +17,16 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#ifdef __linux__
+#include <limits.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#endif
 
-/* A value of ns_records.h, named by the C expression that gives it. */
+/* A value Java mirrors, named by the C expression that gives it. */
 struct shared_constant {
     const char *name;
     jlong value;
@@ -51,6 +60,39 @@ static const struct shared_constant shared_constants[] = {
     SHARED(NS_OPEN_WITHOUT_RING),
     SHARED(NS_RING_OFF),
     SHARED(NS_NO_RING),
+#ifdef __linux__
+    SHARED(sizeof(struct iovec)),
+    SHARED(offsetof(struct iovec, iov_base)),
+    SHARED(offsetof(struct iovec, iov_len)),
+    SHARED(IOV_MAX),
+    SHARED(SHUT_RD),
+    SHARED(SHUT_WR),
+    SHARED(SHUT_RDWR),
+    SHARED(POLLIN),
+    SHARED(POLLOUT),
+    SHARED(POLLERR),
+    SHARED(POLLHUP),
+    SHARED(POLLNVAL),
+    SHARED(SOL_SOCKET),
+    SHARED(SO_REUSEADDR),
+    SHARED(SO_SNDBUF),
+    SHARED(SO_RCVBUF),
+    SHARED(SO_KEEPALIVE),
+    SHARED(SO_OOBINLINE),
+    SHARED(SO_LINGER),
+    SHARED(SO_REUSEPORT),
+    SHARED(SO_INCOMING_NAPI_ID),
+    SHARED(IPPROTO_IP),
+    SHARED(IP_TOS),
+    SHARED(IPPROTO_TCP),
+    SHARED(TCP_NODELAY),
+    SHARED(TCP_KEEPIDLE),
+    SHARED(TCP_KEEPINTVL),
+    SHARED(TCP_KEEPCNT),
+    SHARED(TCP_QUICKACK),
+    SHARED(IPPROTO_IPV6),
+    SHARED(IPV6_TCLASS),
+#endif
 };
 
 static struct ns_backend *backend(jlong handle)

@@ -29,6 +29,12 @@ static const char *describe(int err, char *buffer, size_t size)
 #endif
 }
 
+void ns_throw_errno(JNIEnv *env, const char *class_name, int err)
+{
+    char text[256];
+    ns_throw(env, class_name, describe(err, text, sizeof(text)));
+}
+
 void ns_throw_io(JNIEnv *env, int err, const char *what)
 {
     char text[256];

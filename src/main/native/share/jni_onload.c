@@ -6,7 +6,7 @@
 /*
  * Registers every native method of the library when the JVM loads it, in the package its file
  * name says (jni_package.c), and releases what registering took when the JVM unloads it (once the
- * class loader that loaded it is gone).
+ * class loader that loaded it is gone). The lean socket channels are Linux's alone.
  */
 #include "jni_package.h"
 #include "ns_jni.h"
@@ -72,6 +72,10 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved)
         || ns_errno_register(env, package) != JNI_OK
         || ns_backend_register(env, package) != JNI_OK)
         return JNI_ERR;
+#ifdef __linux__
+    if (ns_lean_sockets_register(env, package) != JNI_OK)
+        return JNI_ERR;
+#endif
     return JNI_VERSION_1_8;
 }
 

@@ -22,9 +22,13 @@ void ns_throw_io(JNIEnv *env, int err, const char *what);
 /* Throws the named exception class with a message. */
 void ns_throw(JNIEnv *env, const char *class_name, const char *message);
 
+/* Throws the named exception class with strerror(err) as its message, as the JDK words errors. */
+void ns_throw_errno(JNIEnv *env, const char *class_name, int err);
+
 /*
  * Registers `count` methods on the class `simple_name` of `package` ("a/b/c/", the internal
- * package as loaded). Returns JNI_OK, or JNI_ERR with an exception pending.
+ * package as loaded), or of a package below it ("sub/Name"). Returns JNI_OK, or JNI_ERR with an
+ * exception pending.
  */
 jint ns_register_natives(JNIEnv *env, const char *package, const char *simple_name,
                          const JNINativeMethod *methods, int count);
@@ -37,6 +41,9 @@ jint ns_backend_register(JNIEnv *env, const char *package);      /* backend_jni.
 jint ns_jdk_channels_register(JNIEnv *env, const char *package); /* jdk_channels.c: JdkChannels */
 jint ns_errno_register(JNIEnv *env, const char *package);        /* errors.c: Errno */
 jint ns_off_heap_register(JNIEnv *env, const char *package);     /* off_heap.c: OffHeap */
+#ifdef __linux__
+jint ns_lean_sockets_register(JNIEnv *env, const char *package); /* linux/lean_sockets_jni.c: lean/Sockets */
+#endif
 
 /* Frees the global references ns_jdk_channels_register took. */
 void ns_jdk_channels_release(JNIEnv *env);

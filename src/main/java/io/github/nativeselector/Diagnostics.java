@@ -6,6 +6,7 @@
 package io.github.nativeselector;
 
 import io.github.nativeselector.internal.BackendChoice;
+import io.github.nativeselector.internal.ChannelChoice;
 import io.github.nativeselector.internal.ChannelProviders;
 import io.github.nativeselector.internal.Config;
 import io.github.nativeselector.internal.NativeLibrary;
@@ -20,7 +21,8 @@ import java.util.List;
  * {@code java -jar native-selector.jar}: what this library can do on this machine. Prints the
  * system, the JDK, the native library, which provider the channels report (this one, or the JDK's
  * and why), each backend (opened for real: "available", or why not), whether epoll sends batches
- * of changes through io_uring, what {@code nativeselector.backend} gives, and the batch threshold.
+ * of changes through io_uring, what {@code nativeselector.backend} gives, the batch threshold, and
+ * which socket channels {@code nativeselector.channels} gives.
  * Exit status 0 when at least one native backend works, 1 when none does, 2 when a
  * {@code nativeselector.*} property is bad.
  */
@@ -54,8 +56,10 @@ public final class Diagnostics {
         line("platform", NativeLibrary.platform() + " (this jar carries: "
                 + (carried.isEmpty() ? "none" : String.join(", ", carried)) + ")");
         Config config;
+        ChannelChoice channels;
         try {
             config = Config.fromSystemProperties();
+            channels = ChannelChoice.fromSystemProperties();
         } catch (IllegalArgumentException e) {
             line("configuration", e.getMessage());
             return 2;
@@ -64,6 +68,7 @@ public final class Diagnostics {
         line("channels", ChannelProviders.unavailableBecause()
                 .map(why -> "report the JDK's provider (" + why + ")")
                 .orElse("report this provider"));
+        line("socket channels", socketChannels(channels));
         int working = 0;
         for (BackendChoice backend : BACKENDS) {
             String state = probe(config.unpublishedOn(backend));
@@ -78,6 +83,16 @@ public final class Diagnostics {
         line("batch threshold", String.valueOf(config.batchThreshold())
                 + (System.getProperty(Config.THRESHOLD_PROPERTY) == null ? " (default)" : " (from " + Config.THRESHOLD_PROPERTY + ")"));
         return working > 0 ? 0 : 1;
+    }
+
+    /** What {@code openSocketChannel} opens with the settings given. */
+    private static String socketChannels(ChannelChoice channels) {
+        String setting = " (" + ChannelChoice.PROPERTY + "=" + channels.propertyValue() + ")";
+        if (channels == ChannelChoice.JDK) {
+            return "the JDK's" + setting;
+        }
+        return ChannelChoice.leanUnavailableBecause().map(why -> "the JDK's, not lean: " + why)
+                .orElse("lean") + setting;
     }
 
     /** From the jar's manifest on the class path, from the jar's name on the module path. */

@@ -6,11 +6,14 @@
 package io.github.nativeselector;
 
 import io.github.nativeselector.internal.BuiltInProvider;
+import io.github.nativeselector.internal.ChannelChoice;
 import io.github.nativeselector.internal.ChannelProviders;
 import io.github.nativeselector.internal.Config;
 import io.github.nativeselector.internal.NativeSelectors;
+import io.github.nativeselector.internal.lean.LeanChannels;
 import java.io.IOException;
 import java.net.ProtocolFamily;
+import java.net.StandardProtocolFamily;
 import java.nio.channels.Channel;
 import java.nio.channels.DatagramChannel;
 import java.nio.channels.Pipe;
@@ -25,7 +28,8 @@ import java.nio.channels.spi.SelectorProvider;
  * (epoll on Linux) with batched registration changes. Channels are the JDK's own: every
  * {@code open*} method delegates to the JDK's built-in provider, and the channel it returns
  * reports this provider as its {@code provider()} where the JDK allows it ({@code java -jar} says
- * whether it does here).
+ * whether it does here). With {@code nativeselector.channels=lean}, TCP socket channels (IPv4 and
+ * IPv6, and those they accept) are this library's own instead, on Linux.
  *
  * <p>Install it with {@code -Djava.nio.channels.spi.SelectorProvider=io.github.nativeselector.NativeSelectorProvider},
  * by putting the jar on the class path (it registers itself as a service), or by handing
@@ -33,7 +37,8 @@ import java.nio.channels.spi.SelectorProvider;
  *
  * <p>Settings are read when a selector is opened: {@code nativeselector.backend} ({@code auto},
  * {@code epoll}, {@code io_uring}, {@code pollset}, {@code jdk}), {@code nativeselector.batchThreshold}
- * (1 to 65,536) and {@code nativeselector.jmx} ({@code true}, {@code false}).
+ * (1 to 65,536) and {@code nativeselector.jmx} ({@code true}, {@code false}); {@code nativeselector.channels}
+ * ({@code jdk}, {@code lean}) when a socket channel is opened.
  */
 public class NativeSelectorProvider extends SelectorProvider {
 
@@ -85,22 +90,39 @@ public class NativeSelectorProvider extends SelectorProvider {
 
     @Override
     public ServerSocketChannel openServerSocketChannel() throws IOException {
+        if (ChannelChoice.leanNow()) {
+            return LeanChannels.openServerSocketChannel(this, null);
+        }
         return own(BuiltInProvider.get().openServerSocketChannel());
     }
 
     @Override
     public ServerSocketChannel openServerSocketChannel(ProtocolFamily family) throws IOException {
+        if (isInternet(family) && ChannelChoice.leanNow()) {
+            return LeanChannels.openServerSocketChannel(this, family);
+        }
         return own(BuiltInProvider.get().openServerSocketChannel(family));
     }
 
     @Override
     public SocketChannel openSocketChannel() throws IOException {
+        if (ChannelChoice.leanNow()) {
+            return LeanChannels.openSocketChannel(this, null);
+        }
         return own(BuiltInProvider.get().openSocketChannel());
     }
 
     @Override
     public SocketChannel openSocketChannel(ProtocolFamily family) throws IOException {
+        if (isInternet(family) && ChannelChoice.leanNow()) {
+            return LeanChannels.openSocketChannel(this, family);
+        }
         return own(BuiltInProvider.get().openSocketChannel(family));
+    }
+
+    /** Lean channels are TCP's: UNIX-domain ones, and families the JDK refuses, stay with the JDK. */
+    private static boolean isInternet(ProtocolFamily family) {
+        return family == StandardProtocolFamily.INET || family == StandardProtocolFamily.INET6;
     }
 
     /**

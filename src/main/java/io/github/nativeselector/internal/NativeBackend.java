@@ -101,8 +101,8 @@ final class NativeBackend implements Backend {
     private static native void close(long handle);
 
     /**
-     * The library's value of a constant of {@code ns_records.h}, named by the C expression that gives
-     * it (for {@link SharedConstants}).
+     * The library's value of a constant {@link SharedConstants} checks (of {@code ns_records.h}, or on Linux of
+     * the system headers the lean socket channels use), named by the C expression that gives it.
      *
      * @throws java.util.NoSuchElementException when the library has no constant of that name
      */

@@ -5,6 +5,7 @@
 
 package io.github.nativeselector.internal;
 
+import io.github.nativeselector.internal.lean.LeanChannel;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.ref.Cleaner;
@@ -103,7 +104,7 @@ public final class NativeSelector extends AbstractSelector {
 
     @Override
     protected SelectionKey register(AbstractSelectableChannel channel, int ops, Object attachment) {
-        int fd = JdkChannels.fd(channel);
+        int fd = channel instanceof LeanChannel lean ? lean.fdVal() : JdkChannels.fd(channel);
         if (fd < 0) {
             throw new IllegalSelectorException();
         }
@@ -435,7 +436,11 @@ public final class NativeSelector extends AbstractSelector {
         deregister(key);
         SelectableChannel channel = key.channel();
         if (!channel.isOpen() && !channel.isRegistered()) {
-            JdkChannels.kill(channel);
+            if (channel instanceof LeanChannel lean) {
+                lean.kill();
+            } else {
+                JdkChannels.kill(channel);
+            }
         }
     }
 

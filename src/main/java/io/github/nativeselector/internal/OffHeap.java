@@ -8,15 +8,23 @@ package io.github.nativeselector.internal;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
-/** Native-ordered direct buffers whose address the native side is given once. */
-final class OffHeap {
+/** Native-ordered direct buffers, and where a direct buffer's memory is (for the native side). */
+public final class OffHeap {
 
     private OffHeap() {
     }
 
-    static ByteBuffer allocate(int bytes) {
+    public static ByteBuffer allocate(int bytes) {
         return ByteBuffer.allocateDirect(bytes).order(ByteOrder.nativeOrder());
     }
 
-    static native long address(ByteBuffer buffer);
+    /**
+     * The address of a direct buffer's memory, or 0 for a view of a memory segment
+     * ({@code MemorySegment.asByteBuffer}): its arena may free that memory while the native side
+     * uses it, so such a buffer is read and written through the JDK's own accessors, which fail
+     * with IllegalStateException once the arena is closed.
+     *
+     * @throws IllegalArgumentException if the buffer is not direct
+     */
+    public static native long address(ByteBuffer buffer);
 }

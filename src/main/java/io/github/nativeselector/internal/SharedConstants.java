@@ -5,6 +5,7 @@
 
 package io.github.nativeselector.internal;
 
+import io.github.nativeselector.internal.lean.Sockets;
 import java.io.IOException;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -15,9 +16,12 @@ import java.util.function.ToLongFunction;
 /**
  * What the Java classes and the native library must agree on ({@code src/main/native/share/ns_records.h}):
  * the sizes and field offsets of the records they exchange, the op codes, the event bits, the
- * tokens no key has and the flag in a poll's result. Each class keeps its values as constants where
- * it uses them; {@link #check} compares every one with the library's once, when the library is
- * loaded ({@link NativeLibrary}), so that a library of another version is refused, never misread.
+ * tokens no key has and the flag in a poll's result; on Linux also the system's values that the lean
+ * socket channels hand to the kernel as they are ({@link Sockets}: option levels and names, the
+ * {@code struct iovec} layout, shutdown and poll codes). Each class keeps its values as constants
+ * where it uses them; {@link #check} compares every one with the library's once, when the library
+ * is loaded ({@link NativeLibrary}), so that a library of another version, or built for another
+ * system, is refused, never misread.
  *
  * <p>Stateless.
  */
@@ -87,6 +91,44 @@ final class SharedConstants {
         values.put("NS_OPEN_WITHOUT_RING", (long) NativeBackend.OPEN_WITHOUT_RING);
         values.put("NS_RING_OFF", (long) NativeBackend.RING_OFF);
         values.put("NS_NO_RING", (long) NativeBackend.NO_RING);
+        if (NativeLibrary.platform().startsWith("linux-")) {
+            putSocketValues(values);
+        }
         return Collections.unmodifiableMap(values);
+    }
+
+    /** Linux's values, which only the Linux library has (C's names, from its system headers). */
+    private static void putSocketValues(Map<String, Long> values) {
+        values.put("sizeof(struct iovec)", (long) Sockets.IOVEC_SIZE);
+        values.put("offsetof(struct iovec, iov_base)", 0L);
+        values.put("offsetof(struct iovec, iov_len)", (long) Sockets.IOVEC_SIZE / 2);
+        values.put("IOV_MAX", (long) Sockets.IOV_MAX);
+        values.put("SHUT_RD", (long) Sockets.SHUT_RD);
+        values.put("SHUT_WR", (long) Sockets.SHUT_WR);
+        values.put("SHUT_RDWR", (long) Sockets.SHUT_RDWR);
+        values.put("POLLIN", (long) Sockets.POLLIN);
+        values.put("POLLOUT", (long) Sockets.POLLOUT);
+        values.put("POLLERR", (long) Sockets.POLLERR);
+        values.put("POLLHUP", (long) Sockets.POLLHUP);
+        values.put("POLLNVAL", (long) Sockets.POLLNVAL);
+        values.put("SOL_SOCKET", (long) Sockets.SOL_SOCKET);
+        values.put("SO_REUSEADDR", (long) Sockets.SO_REUSEADDR);
+        values.put("SO_SNDBUF", (long) Sockets.SO_SNDBUF);
+        values.put("SO_RCVBUF", (long) Sockets.SO_RCVBUF);
+        values.put("SO_KEEPALIVE", (long) Sockets.SO_KEEPALIVE);
+        values.put("SO_OOBINLINE", (long) Sockets.SO_OOBINLINE);
+        values.put("SO_LINGER", (long) Sockets.SO_LINGER);
+        values.put("SO_REUSEPORT", (long) Sockets.SO_REUSEPORT);
+        values.put("SO_INCOMING_NAPI_ID", (long) Sockets.SO_INCOMING_NAPI_ID);
+        values.put("IPPROTO_IP", (long) Sockets.IPPROTO_IP);
+        values.put("IP_TOS", (long) Sockets.IP_TOS);
+        values.put("IPPROTO_TCP", (long) Sockets.IPPROTO_TCP);
+        values.put("TCP_NODELAY", (long) Sockets.TCP_NODELAY);
+        values.put("TCP_KEEPIDLE", (long) Sockets.TCP_KEEPIDLE);
+        values.put("TCP_KEEPINTVL", (long) Sockets.TCP_KEEPINTVL);
+        values.put("TCP_KEEPCNT", (long) Sockets.TCP_KEEPCNT);
+        values.put("TCP_QUICKACK", (long) Sockets.TCP_QUICKACK);
+        values.put("IPPROTO_IPV6", (long) Sockets.IPPROTO_IPV6);
+        values.put("IPV6_TCLASS", (long) Sockets.IPV6_TCLASS);
     }
 }

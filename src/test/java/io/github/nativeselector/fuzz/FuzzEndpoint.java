@@ -25,6 +25,7 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.channels.WritableByteChannel;
+import java.nio.channels.spi.SelectorProvider;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -82,10 +83,11 @@ final class FuzzEndpoint implements AutoCloseable {
         this.peer = peer;
     }
 
-    static FuzzEndpoint open(Kind kind) throws IOException {
+    /** An endpoint whose TCP channels {@code provider} opens: the provider of the selector it is for. */
+    static FuzzEndpoint open(Kind kind, SelectorProvider provider) throws IOException {
         switch (kind) {
             case TCP, UNIX -> {
-                SocketPair pair = SocketPair.open(kind == Kind.TCP ? SocketKind.INET : SocketKind.UNIX);
+                SocketPair pair = SocketPair.open(kind == Kind.TCP ? SocketKind.INET : SocketKind.UNIX, provider);
                 return new FuzzEndpoint(kind, pair.local, pair.peer).owning(pair);
             }
             case UDP -> {
@@ -101,12 +103,12 @@ final class FuzzEndpoint implements AutoCloseable {
                 return endpoint;
             }
             case LISTENER -> {
-                Listener listener = Listener.open(SocketKind.INET);
+                Listener listener = Listener.open(SocketKind.INET, provider);
                 listener.channel.configureBlocking(false);
                 return new FuzzEndpoint(kind, listener.channel, null).owning(listener);
             }
             case CONNECTING -> {
-                Listener acceptor = Listener.open(SocketKind.INET);
+                Listener acceptor = Listener.open(SocketKind.INET, provider);
                 SocketChannel socket = acceptor.newSocket();
                 FuzzEndpoint endpoint = new FuzzEndpoint(kind, socket, null).owning(acceptor).owning(socket);
                 endpoint.acceptor = acceptor;

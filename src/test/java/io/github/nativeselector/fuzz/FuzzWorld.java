@@ -92,7 +92,7 @@ final class FuzzWorld implements AutoCloseable {
         }
         switch (op) {
             case OPEN -> {
-                endpoints.add(FuzzEndpoint.open(FuzzEndpoint.Kind.values()[step.arg()]));
+                endpoints.add(FuzzEndpoint.open(FuzzEndpoint.Kind.values()[step.arg()], selector.provider()));
                 return "ok";
             }
             case WAKEUP -> {

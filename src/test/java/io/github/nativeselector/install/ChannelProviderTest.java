@@ -6,6 +6,7 @@
 package io.github.nativeselector.install;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -13,6 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.nativeselector.NativeSelectorProvider;
 import io.github.nativeselector.internal.NativeSelector;
+import io.github.nativeselector.internal.lean.LeanChannel;
 import io.github.nativeselector.support.ContractChannels.DatagramPair;
 import io.github.nativeselector.support.ContractChannels.Listener;
 import io.github.nativeselector.support.ContractChannels.PipePair;
@@ -20,6 +22,7 @@ import io.github.nativeselector.support.ContractChannels.SocketKind;
 import io.github.nativeselector.support.ContractChannels.SocketPair;
 import io.github.nativeselector.support.ContractSupport;
 import io.github.nativeselector.support.InstallChild;
+import io.github.nativeselector.support.LeanRun;
 import io.github.nativeselector.support.TestSelectors;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -48,7 +51,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * A channel's {@code provider()} is the provider that created it (the specification, and OpenJDK's
  * own tests): every channel this provider opens, or accepts, or inherits, reports it while it stays
- * one of the JDK's own channels. So {@code channel.provider().openSelector()} is a native selector,
+ * one of the JDK's own channels (TCP sockets are lean ones in the suite's run on lean channels). So {@code channel.provider().openSelector()} is a native selector,
  * and the JDK's selector still takes these channels. This JVM has the provider installed through
  * the services file.
  */
@@ -94,6 +97,9 @@ class ChannelProviderTest {
                 Pipe.SourceChannel source = pipe.source();
                 Pipe.SinkChannel sink = pipe.sink()) {
             assertReport(provider, socket, unix, server, unixServer, datagram, inet, source, sink);
+            assertEquals(LeanRun.active(), socket instanceof LeanChannel, socket.getClass().getName());
+            assertEquals(LeanRun.active(), server instanceof LeanChannel, server.getClass().getName());
+            assertFalse(unix instanceof LeanChannel || unixServer instanceof LeanChannel);
         }
     }
 
@@ -135,13 +141,16 @@ class ChannelProviderTest {
 
     // ---- helpers -------------------------------------------------------------------------
 
-    /** OpenJDK's check, for each channel: {@code ch.provider() == provider}, on the JDK's own channel class. */
-    private static void assertReport(SelectorProvider provider, SelectableChannel... channels) {
+    /**
+     * OpenJDK's check, for each channel: {@code ch.provider() == provider}, on the JDK's own channel
+     * class (or lean's, for TCP sockets in the suite's run on lean channels).
+     */
+    private static void assertReport(SelectorProvider provider, SelectableChannel... channels) throws IOException {
         assertInstanceOf(NativeSelectorProvider.class, provider);
         for (SelectableChannel channel : channels) {
             assertNotNull(channel);
-            assertTrue(channel.getClass().getName().startsWith("sun.nio.ch."),
-                    () -> "not one of the JDK's channels: " + channel.getClass().getName());
+            assertTrue(LeanRun.hasExpectedClass(channel), () -> "not the class this run gives it: "
+                    + channel.getClass().getName() + (LeanRun.active() ? " (lean channels)" : " (the JDK's channels)"));
             assertSame(provider, channel.provider(), () -> channel.getClass().getName() + " reports "
                     + channel.provider() + ", not the provider that created it");
         }

@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.github.nativeselector.Diagnostics;
 import io.github.nativeselector.internal.NativeLibrary;
 import io.github.nativeselector.support.InstallChild;
+import io.github.nativeselector.support.LeanRun;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -43,6 +44,23 @@ class DiagnosticsTest {
                 + " (a small one, one epoll_ctl each)");
         assertLine(child, "selected", "epoll (nativeselector.backend=auto)");
         assertLine(child, "batch threshold", "64 (default)");
+        assertLine(child, "socket channels", LeanRun.requested() ? "lean (nativeselector.channels=lean)"
+                : "the JDK's (nativeselector.channels=jdk)");
+    }
+
+    @Test
+    void saysWhichSocketChannelsTheSettingGives() throws Exception {
+        InstallChild.Result lean = InstallChild.run(List.of("-Dnativeselector.channels=lean"), Diagnostics.class);
+        assertEquals(0, lean.exitCode(), lean::toString);
+        assertLine(lean, "socket channels", "lean (nativeselector.channels=lean)");
+        InstallChild.Result jdkSelector = InstallChild.run(
+                List.of("-Dnativeselector.channels=lean", "-Dnativeselector.backend=jdk"), Diagnostics.class);
+        assertEquals(0, jdkSelector.exitCode(), jdkSelector::toString);
+        assertLine(jdkSelector, "socket channels", "the JDK's, not lean: nativeselector.backend=jdk: the JDK's"
+                + " selector takes only the JDK's channels (nativeselector.channels=lean)");
+        InstallChild.Result bad = InstallChild.run(List.of("-Dnativeselector.channels=fast"), Diagnostics.class);
+        assertEquals(2, bad.exitCode(), bad::toString);
+        assertLine(bad, "configuration", "nativeselector.channels=fast: accepted values are jdk, lean");
     }
 
     @Test

@@ -21,6 +21,7 @@ import java.nio.channels.ReadableByteChannel;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.channels.WritableByteChannel;
+import java.nio.channels.spi.SelectorProvider;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -44,21 +45,29 @@ public final class ContractChannels {
         public final SocketKind kind;
         public final ServerSocketChannel channel;
         public final SocketAddress address;
+        private final SelectorProvider provider;
         private final Path dir;
 
-        private Listener(SocketKind kind, ServerSocketChannel channel, SocketAddress address, Path dir) {
+        private Listener(SocketKind kind, ServerSocketChannel channel, SocketAddress address,
+                SelectorProvider provider, Path dir) {
             this.kind = kind;
             this.channel = channel;
             this.address = address;
+            this.provider = provider;
             this.dir = dir;
         }
 
         public static Listener open(SocketKind kind) throws IOException {
+            return open(kind, SelectorProvider.provider());
+        }
+
+        /** A listener whose INET channels (its own and {@link #newSocket}'s) {@code provider} opens. */
+        public static Listener open(SocketKind kind, SelectorProvider provider) throws IOException {
             if (kind == SocketKind.INET) {
-                ServerSocketChannel ch = ServerSocketChannel.open();
+                ServerSocketChannel ch = provider.openServerSocketChannel();
                 try {
                     ch.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-                    return new Listener(kind, ch, ch.getLocalAddress(), null);
+                    return new Listener(kind, ch, ch.getLocalAddress(), provider, null);
                 } catch (IOException | RuntimeException e) {
                     ch.close();
                     throw e;
@@ -70,7 +79,7 @@ public final class ContractChannels {
                 ch = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
                 UnixDomainSocketAddress address = UnixDomainSocketAddress.of(dir.resolve("s"));
                 ch.bind(address);
-                return new Listener(kind, ch, address, dir);
+                return new Listener(kind, ch, address, provider, dir);
             } catch (IOException | RuntimeException e) {
                 if (ch != null) {
                     ch.close();
@@ -82,7 +91,7 @@ public final class ContractChannels {
 
         /** A new, unconnected socket of this listener's family (blocking). */
         public SocketChannel newSocket() throws IOException {
-            return kind == SocketKind.INET ? SocketChannel.open() : SocketChannel.open(StandardProtocolFamily.UNIX);
+            return kind == SocketKind.INET ? provider.openSocketChannel() : SocketChannel.open(StandardProtocolFamily.UNIX);
         }
 
         /** A socket connected to this listener in blocking mode (the connection stays in the backlog). */
@@ -123,7 +132,12 @@ public final class ContractChannels {
         }
 
         public static SocketPair open(SocketKind kind) throws IOException {
-            Listener listener = Listener.open(kind);
+            return open(kind, SelectorProvider.provider());
+        }
+
+        /** A pair whose INET channels {@code provider} opens. */
+        public static SocketPair open(SocketKind kind, SelectorProvider provider) throws IOException {
+            Listener listener = Listener.open(kind, provider);
             SocketChannel local = null;
             SocketChannel peer = null;
             try {

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.github.nativeselector.internal.lean.LeanChannel;
 import java.io.IOException;
 import java.nio.channels.SelectableChannel;
 import java.nio.channels.SelectionKey;
@@ -101,10 +102,11 @@ public final class ContractSupport {
 
     /**
      * Waits until the JDK's own selector reports {@code ch} ready for {@code ops}: proof that an
-     * event has happened, independent of the selector under test.
+     * event has happened, independent of the selector under test. A lean channel, which the JDK's
+     * selector does not take, is watched by a selector of its own provider's.
      */
     public static void witnessReady(SelectableChannel ch, int ops) throws IOException {
-        try (Selector witness = TestSelectors.JDK.open()) {
+        try (Selector witness = ch instanceof LeanChannel ? ch.provider().openSelector() : TestSelectors.JDK.open()) {
             SelectionKey key = ch.register(witness, ops);
             long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(AWAIT_MS);
             while (true) {

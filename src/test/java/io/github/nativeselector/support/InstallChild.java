@@ -8,6 +8,7 @@ package io.github.nativeselector.support;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.github.nativeselector.NativeSelectorProvider;
+import io.github.nativeselector.internal.ChannelChoice;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -90,6 +91,11 @@ public final class InstallChild {
         List<String> command = new ArrayList<>(launcher);
         command.add(javaBinary());
         command.add("--enable-native-access=ALL-UNNAMED");
+        String channels = System.getProperty(ChannelChoice.PROPERTY);
+        if (channels != null) {
+            // A suite run with lean channels runs its children with them too.
+            command.add("-D" + ChannelChoice.PROPERTY + "=" + channels);
+        }
         command.addAll(jvmArgs);
         command.addAll(main);
         command.addAll(List.of(args));

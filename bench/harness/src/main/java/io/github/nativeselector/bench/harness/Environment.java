@@ -23,14 +23,17 @@ record Environment(Path serverJava, Path harnessJar, Path loadgen, Path cServer,
     /**
      * The command line of a server; the same JVM settings for every Java server, with the harness's
      * own {@code java.library.path}, where scripts/bench-backends puts the test build of the native
-     * library (on Linux only it has the pollset backend).
+     * library (on Linux only it has the pollset backend), but for {@code nativeselector.channels}:
+     * {@code lean} for a server on lean channels, {@code jdk} for every other, named whatever the
+     * library's default is.
      */
     List<String> serverCommand(ServerSpec spec) {
         List<String> command = pinned(serverCpu);
         if (spec.isJava()) {
             command.addAll(List.of(serverJava.toString(), "--enable-native-access=ALL-UNNAMED",
                     SelectorKind.JDK_POLL_JVM_FLAG, "-Djava.library.path=" + System.getProperty("java.library.path"),
-                    "-Xms1g", "-Xmx1g", "-cp", harnessJar.toString(), SERVER_MAIN));
+                    "-Dnativeselector.channels=" + (spec.leanChannels() ? "lean" : "jdk"), "-Xms1g", "-Xmx1g", "-cp",
+                    harnessJar.toString(), SERVER_MAIN));
         } else {
             command.add(cServer.toString());
         }

@@ -104,9 +104,10 @@ final class Experiments {
     /**
      * 5. The figures to publish: the NIO server on native-selector's epoll and io_uring against
      * the JDK's selector, on the selected-key set and on {@code select(Consumer)} (each against
-     * the JDK on the same path), and the C server for the cost without a JVM; echo, echo beside
-     * idle connections, and connection churn at two depths. The servers are started once and
-     * serve every round, and the rounds are many, so that each ratio is read round by round.
+     * the JDK on the same path), on epoll with lean channels (what they save on top of the
+     * selector), and the C server for the cost without a JVM; echo, echo beside idle
+     * connections, and connection churn at two depths. The servers are started once and serve
+     * every round, and the rounds are many, so that each ratio is read round by round.
      */
     static Experiment paired(Settings settings) {
         Settings.Paired paired = settings.paired();
@@ -116,15 +117,16 @@ final class Experiments {
             loads.add(Workload.connectRequestClose(connections));
         }
         List<ServerSpec> servers = List.of(ServerSpec.nio(SelectorKind.JDK, 1, 0), ServerSpec.nio(SelectorKind.EPOLL, 1, 0),
-                ServerSpec.nio(SelectorKind.IO_URING, 1, 0), ServerSpec.nioWithConsumer(SelectorKind.JDK),
-                ServerSpec.nioWithConsumer(SelectorKind.EPOLL), ServerSpec.cEpoll());
+                ServerSpec.nioLean(SelectorKind.EPOLL), ServerSpec.nio(SelectorKind.IO_URING, 1, 0),
+                ServerSpec.nioWithConsumer(SelectorKind.JDK), ServerSpec.nioWithConsumer(SelectorKind.EPOLL),
+                ServerSpec.cEpoll());
         List<Experiment.Trial> trials = new ArrayList<>();
         for (ServerSpec server : servers) {
             trials.add(new Experiment.Trial(server, loads));
         }
-        return new Experiment(PAIRED, "5. paired: the NIO server against the JDK's selector on the same path, and the C"
-                + " server; servers started once for " + paired.rounds() + " interleaved round(s)", trials,
-                paired.rounds(), true);
+        return new Experiment(PAIRED, "5. paired: the NIO server (on lean channels too) against the JDK's selector on"
+                + " the same path, and the C server; servers started once for " + paired.rounds()
+                + " interleaved round(s)", trials, paired.rounds(), true);
     }
 
     /** Every server the harness knows, in the order of the tables. */
@@ -133,6 +135,7 @@ final class Experiments {
         for (SelectorKind kind : SelectorKind.values()) {
             servers.add(ServerSpec.nio(kind, 1, 0));
         }
+        servers.add(ServerSpec.nioLean(SelectorKind.EPOLL));
         servers.add(ServerSpec.nettyNio());
         servers.add(ServerSpec.nettyEpoll());
         servers.add(ServerSpec.nettyIoUring());

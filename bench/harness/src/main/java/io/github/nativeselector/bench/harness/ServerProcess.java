@@ -32,6 +32,8 @@ final class ServerProcess implements AutoCloseable {
     private static final long STATS_TIMEOUT_SECONDS = 10;
     /** The exit status of a server that cannot start here (ServerMain's). */
     private static final int UNAVAILABLE = 2;
+    /** Where native-selector's own socket channels are: {@code nativeselector.channels=lean} opens them. */
+    private static final String LEAN_CHANNELS = "io.github.nativeselector.internal.lean.";
 
     private final Process process;
     private final Path log;
@@ -54,7 +56,11 @@ final class ServerProcess implements AutoCloseable {
         reader.start();
     }
 
-    /** Starts the server and waits until it listens; fails unless it runs on the backend the spec expects. */
+    /**
+     * Starts the server and waits until it listens; fails unless it runs on the backend the spec
+     * expects, and on lean channels when, and only when, the spec asks for them (the library opens
+     * the JDK's instead, with a warning in the server's log, where lean ones cannot work).
+     */
     static ServerProcess start(ServerSpec spec, Environment environment, Path log) throws RunFailure, IOException {
         ProcessBuilder builder = new ProcessBuilder(environment.serverCommand(spec))
                 .redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()));
@@ -66,6 +72,11 @@ final class ServerProcess implements AutoCloseable {
             if (!backend.equals(spec.expectedBackend())) {
                 throw RunFailure.failed("asked for " + spec.expectedBackend() + ", the server runs on " + backend
                         + " (" + server.ready.get("mechanism") + ")");
+            }
+            String channels = server.ready.getOrDefault("channels", "?");
+            if (channels.startsWith(LEAN_CHANNELS) != spec.leanChannels()) {
+                throw RunFailure.failed("lean channels " + (spec.leanChannels() ? "asked for" : "not asked for")
+                        + ", the server listens on " + channels);
             }
             return server;
         } catch (RunFailure | IOException | RuntimeException e) {

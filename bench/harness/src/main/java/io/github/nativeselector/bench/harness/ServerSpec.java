@@ -14,47 +14,56 @@ import java.util.List;
  * {@code c-epoll}, ...), the server program, the selector it runs on (for {@code nio} and
  * {@code netty-nio}), its threads ({@link #PER_CONNECTION}: a thread per connection), its batch
  * threshold (0: the default), the backend its {@code ready} line must name, or the run is
- * refused, and whether the NIO server takes its ready keys through {@code select(Consumer)}
- * rather than the selected-key set.
+ * refused, whether the NIO server takes its ready keys through {@code select(Consumer)}
+ * rather than the selected-key set, and whether it runs on native-selector's own socket channels
+ * ({@code nativeselector.channels=lean}) rather than the JDK's, or the run is refused.
  */
 record ServerSpec(String label, String server, SelectorKind selector, int threads, int threshold,
-        String expectedBackend, boolean selectWithConsumer) {
+        String expectedBackend, boolean selectWithConsumer, boolean leanChannels) {
 
     static final String C_EPOLL = "c-epoll";
     static final int PER_CONNECTION = 0;
     /** What the label of a NIO server on {@code select(Consumer)} ends with. */
     private static final String CONSUMER = "-consumer";
+    /** What the label of a NIO server on lean channels ends with. */
+    private static final String LEAN = "-lean";
 
     /** The plain NIO server on {@code kind}, {@code threads} selector loops, on the selected-key set. */
     static ServerSpec nio(SelectorKind kind, int threads, int threshold) {
-        return new ServerSpec("nio-" + kind.id(), "nio", kind, threads, threshold, kind.id(), false);
+        return new ServerSpec("nio-" + kind.id(), "nio", kind, threads, threshold, kind.id(), false, false);
     }
 
     /** The plain NIO server on {@code kind}, one selector loop, on {@code select(Consumer)}. */
     static ServerSpec nioWithConsumer(SelectorKind kind) {
-        return new ServerSpec("nio-" + kind.id() + CONSUMER, "nio", kind, 1, 0, kind.id(), true);
+        return new ServerSpec("nio-" + kind.id() + CONSUMER, "nio", kind, 1, 0, kind.id(), true, false);
+    }
+
+    /** The plain NIO server on {@code kind}, one selector loop, on lean channels. */
+    static ServerSpec nioLean(SelectorKind kind) {
+        return new ServerSpec("nio-" + kind.id() + LEAN, "nio", kind, 1, 0, kind.id(), false, true);
     }
 
     /** Netty's NIO transport on native-selector's default backend, epoll. */
     static ServerSpec nettyNio() {
-        return new ServerSpec("netty-nio", "netty-nio", SelectorKind.EPOLL, 1, 0, SelectorKind.EPOLL.id(), false);
+        return new ServerSpec("netty-nio", "netty-nio", SelectorKind.EPOLL, 1, 0, SelectorKind.EPOLL.id(), false,
+                false);
     }
 
     static ServerSpec nettyEpoll() {
-        return new ServerSpec("netty-epoll", "netty-epoll", null, 1, 0, "netty-epoll", false);
+        return new ServerSpec("netty-epoll", "netty-epoll", null, 1, 0, "netty-epoll", false, false);
     }
 
     static ServerSpec nettyIoUring() {
-        return new ServerSpec("netty-io_uring", "netty-io_uring", null, 1, 0, "netty-io_uring", false);
+        return new ServerSpec("netty-io_uring", "netty-io_uring", null, 1, 0, "netty-io_uring", false, false);
     }
 
     static ServerSpec threadPerConnection(boolean virtual) {
         String name = virtual ? "threads-virtual" : "threads-platform";
-        return new ServerSpec(name, name, null, PER_CONNECTION, 0, name, false);
+        return new ServerSpec(name, name, null, PER_CONNECTION, 0, name, false, false);
     }
 
     static ServerSpec cEpoll() {
-        return new ServerSpec(C_EPOLL, C_EPOLL, null, 1, 0, C_EPOLL, false);
+        return new ServerSpec(C_EPOLL, C_EPOLL, null, 1, 0, C_EPOLL, false, false);
     }
 
     /** A spec read back from the columns of a results file. */
@@ -63,7 +72,8 @@ record ServerSpec(String label, String server, SelectorKind selector, int thread
         SelectorKind kind = server.equals("nio") || server.equals("netty-nio") ? SelectorKind.named(selector) : null;
         int count = threads.equals("per-connection") ? PER_CONNECTION : Integer.parseInt(threads);
         boolean consumer = server.equals("nio") && label.endsWith(CONSUMER);
-        return new ServerSpec(label, server, kind, count, threshold, selector, consumer);
+        boolean lean = server.equals("nio") && label.endsWith(LEAN);
+        return new ServerSpec(label, server, kind, count, threshold, selector, consumer, lean);
     }
 
     /**

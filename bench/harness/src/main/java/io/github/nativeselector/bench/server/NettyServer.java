@@ -120,6 +120,11 @@ final class NettyServer implements Server {
     }
 
     @Override
+    public String channels() {
+        return listener.getClass().getName();
+    }
+
+    @Override
     public Optional<SelectorStats> counters() {
         return provider == null ? Optional.empty() : SelectorStatsFields.of(provider.selectors());
     }

@@ -42,7 +42,9 @@ final class SelectorServer implements Server {
             for (int i = 0; i < threads; i++) {
                 selectors.add(kind.open(batchThreshold));
             }
-            listener = ServerSocketChannel.open();
+            // From the selector's provider, as an application on native-selector gets its channels: with
+            // nativeselector.channels=lean, native-selector's own rather than the JDK's.
+            listener = selectors.get(0).provider().openServerSocketChannel();
             listener.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), ServerMain.BACKLOG);
             listener.configureBlocking(false);
         } catch (IOException | RuntimeException e) {
@@ -78,6 +80,11 @@ final class SelectorServer implements Server {
     @Override
     public String mechanism() {
         return selectors.get(0).getClass().getName();
+    }
+
+    @Override
+    public String channels() {
+        return listener.getClass().getName();
     }
 
     @Override

@@ -19,6 +19,12 @@ interface Server {
     /** The class doing the waiting, for the record: a selector class, a Netty I/O handler, the JDK's blocking sockets. */
     String mechanism();
 
+    /**
+     * The class of the channel it listens on (what it accepts is of the same make): the harness
+     * checks that a server asked to run on native-selector's lean channels got them.
+     */
+    String channels();
+
     /** native-selector's counters summed over its selectors; empty when it has none. */
     Optional<SelectorStats> counters();
 

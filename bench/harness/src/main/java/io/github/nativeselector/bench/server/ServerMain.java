@@ -16,8 +16,8 @@ import java.nio.charset.StandardCharsets;
  * Starts one server of the protocol on 127.0.0.1 and talks to the harness on stdin/stdout:
  *
  * <pre>
- * ready port=P server=NAME backend=B mechanism=M    once listening (B is what the harness checks)
- * stats [backend=... batches=... ...]               the answer to each "stats" line: the counters now
+ * ready port=P server=NAME backend=B mechanism=M channels=C   once listening (the harness checks B and C)
+ * stats [backend=... batches=... ...]                        the answer to each "stats" line: the counters now
  * </pre>
  *
  * <p>It stops and exits 0 on a "stop" line or at the end of its input. A server that cannot
@@ -79,7 +79,7 @@ public final class ServerMain {
             return;
         }
         System.out.println("ready port=" + running.port() + " server=" + server + " backend=" + running.backend()
-                + " mechanism=" + running.mechanism().replace(' ', '_'));
+                + " mechanism=" + running.mechanism().replace(' ', '_') + " channels=" + running.channels());
         System.out.flush();
 
         BufferedReader control = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));

@@ -136,6 +136,11 @@ final class ThreadPerConnectionServer implements Server {
     }
 
     @Override
+    public String channels() {
+        return listener.getClass().getName();
+    }
+
+    @Override
     public Optional<SelectorStats> counters() {
         return Optional.empty();
     }

@@ -1,0 +1,447 @@
+/*
+ * Copyright 2026 The native-selector Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+package io.github.nativeselector.internal.lean;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.SocketAddress;
+import java.net.SocketOption;
+import java.net.SocketTimeoutException;
+import java.nio.channels.AlreadyBoundException;
+import java.nio.channels.AsynchronousCloseException;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.IllegalBlockingModeException;
+import java.nio.channels.NotYetBoundException;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.channels.spi.SelectorProvider;
+import java.util.Set;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A listening TCP {@link ServerSocketChannel} on a descriptor of its own, with the contract of
+ * the JDK's {@code sun.nio.ch.ServerSocketChannelImpl} on Linux. Accepting costs one accept4,
+ * which asks for no address and makes the new descriptor non-blocking; the new
+ * {@link LeanSocketChannel} is in blocking mode, as the JDK's are, and learns its addresses when
+ * first asked.
+ *
+ * <p>As for {@link LeanSocketChannel}, the descriptor stays non-blocking in the kernel and a
+ * blocking accept waits for readiness; a close wakes a waiting thread by shutting the socket down
+ * (a platform thread's poll(2) returns) or through the poller (a parked virtual thread).
+ *
+ * <p>Locking: {@code acceptLock} is held by an accepting thread and by configureBlocking;
+ * {@code stateLock} is taken after it when needed, guards the fields below it and every change
+ * of {@code state}, and is never held while waiting. {@code state} is volatile so that a
+ * non-blocking accept checks it without locking; {@code blocking} is guarded by acceptLock.
+ */
+final class LeanServerSocketChannel extends ServerSocketChannel implements LeanChannel {
+
+    /** Phases of {@code state}, in the order they come. */
+    private static final int IN_USE = 0;
+    private static final int CLOSING = 1;
+    private static final int CLOSED = 2;
+    private static final int PHASE = 0x3;
+    /** Flag of {@code state}: bound and listening. */
+    private static final int BOUND = 0x4;
+
+    /** What listen gets for a backlog below 1, as in the JDK. */
+    private static final int DEFAULT_BACKLOG = 50;
+
+    private final int fd;
+    private final boolean inet6;
+
+    private final ReentrantLock acceptLock = new ReentrantLock();
+    private final ReentrantLock stateLock = new ReentrantLock();
+
+    /** Guarded by acceptLock. */
+    private boolean blocking = true;
+
+    /** A phase and flags; changed under stateLock. */
+    private volatile int state;
+
+    // -- Guarded by stateLock
+
+    /** The thread in a blocking accept, which a close must wake and which then closes the descriptor. */
+    private Thread acceptThread;
+    /** Null until asked of the kernel. */
+    private InetSocketAddress localAddress;
+    /** Created when an option is first set or read. */
+    private SocketOptionTable.Values options;
+    private ServerSocket socket;
+
+    LeanServerSocketChannel(SelectorProvider provider, boolean inet6) throws IOException {
+        super(provider);
+        this.inet6 = inet6;
+        int fd = Sockets.socket(inet6);
+        try {
+            // As the JDK's server sockets: a restarted server can bind its port again at once,
+            // whatever connections of its last run are still in TIME_WAIT.
+            Sockets.setIntOption(fd, Sockets.SOL_SOCKET, Sockets.SO_REUSEADDR, 1);
+        } catch (IOException | RuntimeException e) {
+            closeAfterFailure(fd, e);
+            throw e;
+        }
+        this.fd = fd;
+    }
+
+    @Override
+    public int fdVal() {
+        return fd;
+    }
+
+    // -- Binding and accepting
+
+    @Override
+    public ServerSocketChannel bind(SocketAddress local, int backlog) throws IOException {
+        stateLock.lock();
+        try {
+            ensureOpen();
+            int s = state;
+            if ((s & BOUND) != 0) {
+                throw new AlreadyBoundException();
+            }
+            InetSocketAddress address = local == null ? SocketAddresses.wildcard(inet6)
+                    : SocketAddresses.check(local, inet6);
+            SocketAddresses.bind(fd, inet6, address);
+            Sockets.listen(fd, backlog < 1 ? DEFAULT_BACKLOG : backlog);
+            state = s | BOUND;
+        } finally {
+            stateLock.unlock();
+        }
+        return this;
+    }
+
+    @Override
+    public SocketChannel accept() throws IOException {
+        int accepted;
+        acceptLock.lock();
+        try {
+            int s = state;
+            if ((s & (PHASE | BOUND)) == (IN_USE | BOUND) && !blocking) {
+                accepted = acceptOnce();
+            } else {
+                ensureOpen();
+                if (!blocking) {
+                    // Open and non-blocking, yet off the fast path: not bound.
+                    throw new NotYetBoundException();
+                }
+                accepted = blockingAccept0(0);
+            }
+        } finally {
+            acceptLock.unlock();
+        }
+        return accepted >= 0 ? accepted(accepted) : null;
+    }
+
+    /**
+     * Accepts in blocking mode, waiting at most {@code nanos} when more than 0
+     * (SocketTimeoutException, the channel left open). For {@link LeanServerSocket}.
+     */
+    SocketChannel blockingAccept(long nanos) throws IOException {
+        int accepted;
+        acceptLock.lock();
+        try {
+            if (!blocking) {
+                throw new IllegalBlockingModeException();
+            }
+            accepted = blockingAccept0(nanos);
+        } finally {
+            acceptLock.unlock();
+        }
+        return accepted(accepted);
+    }
+
+    /** The caller holds acceptLock: the new descriptor. */
+    private int blockingAccept0(long nanos) throws IOException {
+        int accepted = Sockets.UNAVAILABLE;
+        try {
+            beginAccept();
+            long start = nanos > 0 ? System.nanoTime() : 0;
+            accepted = acceptOnce();
+            while (accepted == Sockets.UNAVAILABLE && isOpen()) {
+                if (nanos > 0) {
+                    long remaining = nanos - (System.nanoTime() - start);
+                    if (remaining <= 0) {
+                        throw new SocketTimeoutException("Accept timed out");
+                    }
+                    ReadinessWait.await(fd, Sockets.POLLIN, remaining);
+                } else {
+                    ReadinessWait.await(fd, Sockets.POLLIN);
+                }
+                accepted = acceptOnce();
+            }
+        } finally {
+            endAccept(accepted);
+        }
+        return accepted;
+    }
+
+    /** One accept4: a descriptor, or UNAVAILABLE when no connection waits. */
+    private int acceptOnce() throws IOException {
+        int accepted;
+        do {
+            accepted = Sockets.accept(fd);
+        } while (accepted == Sockets.INTERRUPTED);
+        return accepted;
+    }
+
+    private SocketChannel accepted(int accepted) throws IOException {
+        try {
+            return new LeanSocketChannel(provider(), inet6, accepted);
+        } catch (RuntimeException | Error e) {
+            closeAfterFailure(accepted, e);
+            throw e;
+        }
+    }
+
+    private void beginAccept() throws ClosedChannelException {
+        begin();
+        stateLock.lock();
+        try {
+            ensureOpen();
+            if ((state & BOUND) == 0) {
+                throw new NotYetBoundException();
+            }
+            acceptThread = Thread.currentThread();
+        } finally {
+            stateLock.unlock();
+        }
+    }
+
+    /** Ends a blocking accept; a connection accepted by a thread that then fails (an interrupt) is closed. */
+    private void endAccept(int accepted) throws AsynchronousCloseException {
+        stateLock.lock();
+        try {
+            acceptThread = null;
+            if ((state & PHASE) == CLOSING) {
+                tryFinishClose();
+            }
+        } finally {
+            stateLock.unlock();
+        }
+        try {
+            end(accepted >= 0);
+        } catch (AsynchronousCloseException e) {
+            if (accepted >= 0) {
+                closeAfterFailure(accepted, e);
+            }
+            throw e;
+        }
+    }
+
+    // -- Addresses and options
+
+    @Override
+    public SocketAddress getLocalAddress() throws IOException {
+        stateLock.lock();
+        try {
+            ensureOpen();
+            return knownLocalAddress();
+        } finally {
+            stateLock.unlock();
+        }
+    }
+
+    /**
+     * The local address, or null when unbound, closed before it was known, or no longer known.
+     * For the adaptor.
+     */
+    InetSocketAddress localAddress() {
+        stateLock.lock();
+        try {
+            return (state & PHASE) == CLOSED ? localAddress : knownLocalAddress();
+        } catch (IOException e) {
+            return null;
+        } finally {
+            stateLock.unlock();
+        }
+    }
+
+    /** Holding stateLock, with the descriptor open: the local address, asked of the kernel once. */
+    private InetSocketAddress knownLocalAddress() throws IOException {
+        if (localAddress == null && (state & BOUND) != 0) {
+            localAddress = SocketAddresses.local(fd);
+        }
+        return localAddress;
+    }
+
+    @Override
+    public <T> ServerSocketChannel setOption(SocketOption<T> name, T value) throws IOException {
+        SocketOptionTable.SERVER_SOCKET.checkSet(name, value);
+        stateLock.lock();
+        try {
+            ensureOpen();
+            options().set(fd, inet6, name, value);
+            return this;
+        } finally {
+            stateLock.unlock();
+        }
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public <T> T getOption(SocketOption<T> name) throws IOException {
+        SocketOptionTable.SERVER_SOCKET.checkGet(name);
+        stateLock.lock();
+        try {
+            ensureOpen();
+            return (T) options().get(fd, inet6, name);
+        } finally {
+            stateLock.unlock();
+        }
+    }
+
+    @Override
+    public Set<SocketOption<?>> supportedOptions() {
+        return SocketOptionTable.SERVER_SOCKET.names();
+    }
+
+    /** Holding stateLock. */
+    private SocketOptionTable.Values options() {
+        if (options == null) {
+            options = SocketOptionTable.SERVER_SOCKET.newValues();
+        }
+        return options;
+    }
+
+    // -- Blocking mode, adaptor, close
+
+    @Override
+    protected void implConfigureBlocking(boolean block) throws IOException {
+        acceptLock.lock();
+        try {
+            ensureOpen();
+            blocking = block;
+        } finally {
+            acceptLock.unlock();
+        }
+    }
+
+    @Override
+    public ServerSocket socket() {
+        stateLock.lock();
+        try {
+            if (socket == null) {
+                socket = new LeanServerSocket(this);
+            }
+            return socket;
+        } finally {
+            stateLock.unlock();
+        }
+    }
+
+    @Override
+    protected void implCloseSelectableChannel() throws IOException {
+        boolean threadWaiting;
+        stateLock.lock();
+        try {
+            if (socket != null) {
+                keepAddressForAdaptor();
+            }
+            state = (state & ~PHASE) | CLOSING;
+            threadWaiting = acceptThread != null;
+            if (threadWaiting) {
+                // A parked virtual thread is woken through the poller, a platform thread in
+                // poll(2) by the shutdown, which also stops the listening.
+                ReadinessWait.wakeVirtualThreads(fd);
+                Sockets.shutdown(fd, Sockets.SHUT_RDWR);
+            }
+        } finally {
+            stateLock.unlock();
+        }
+        if (!threadWaiting) {
+            // A thread in a non-blocking accept, or about to find the channel closed, leaves soon.
+            acceptLock.lock();
+            acceptLock.unlock();
+        }
+        stateLock.lock();
+        try {
+            if ((state & PHASE) == CLOSING) {
+                tryClose();
+            }
+        } finally {
+            stateLock.unlock();
+        }
+    }
+
+    /** The adaptor reports the address of a socket bound before it was closed. */
+    private void keepAddressForAdaptor() {
+        try {
+            knownLocalAddress();
+        } catch (IOException e) {
+            // What the kernel no longer knows, the adaptor reports as unknown.
+        }
+    }
+
+    @Override
+    public void kill() {
+        // A thread still accepting holds it; it may close the descriptor itself.
+        acceptLock.lock();
+        acceptLock.unlock();
+        stateLock.lock();
+        try {
+            if ((state & PHASE) == CLOSING) {
+                tryFinishClose();
+            }
+        } finally {
+            stateLock.unlock();
+        }
+    }
+
+    /** Holding stateLock, closing: closes the descriptor unless a thread or a selector still has it. */
+    private boolean tryClose() throws IOException {
+        if (acceptThread == null && !isRegistered()) {
+            state = (state & ~PHASE) | CLOSED;
+            Sockets.close(fd);
+            return true;
+        }
+        return false;
+    }
+
+    /** tryClose for a deferred close, which has nobody to report a failure to, as in the JDK. */
+    private void tryFinishClose() {
+        try {
+            tryClose();
+        } catch (IOException e) {
+            // The descriptor is released all the same: close(2) on Linux frees it whatever it returns.
+        }
+    }
+
+    private void ensureOpen() throws ClosedChannelException {
+        if (!isOpen()) {
+            throw new ClosedChannelException();
+        }
+    }
+
+    /** Closes a descriptor that will not be handed out, keeping {@code failure} as what is reported. */
+    private static void closeAfterFailure(int fd, Throwable failure) {
+        try {
+            Sockets.close(fd);
+        } catch (IOException e) {
+            failure.addSuppressed(e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder sb = new StringBuilder(getClass().getName()).append('[');
+        if (!isOpen()) {
+            sb.append("closed");
+        } else {
+            stateLock.lock();
+            try {
+                InetSocketAddress local = (state & BOUND) == 0 ? null : knownLocalAddress();
+                sb.append(local == null ? "unbound" : local.toString());
+            } catch (IOException e) {
+                sb.append("unbound");
+            } finally {
+                stateLock.unlock();
+            }
+        }
+        return sb.append(']').toString();
+    }
+}

@@ -1,0 +1,1368 @@
+/*
+ * Copyright 2026 The native-selector Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+package io.github.nativeselector.internal.lean;
+
+import io.github.nativeselector.internal.OffHeap;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketAddress;
+import java.net.SocketException;
+import java.net.SocketOption;
+import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
+import java.nio.channels.AlreadyBoundException;
+import java.nio.channels.AlreadyConnectedException;
+import java.nio.channels.AsynchronousCloseException;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.ConnectionPendingException;
+import java.nio.channels.IllegalBlockingModeException;
+import java.nio.channels.NoConnectionPendingException;
+import java.nio.channels.NotYetConnectedException;
+import java.nio.channels.SocketChannel;
+import java.nio.channels.spi.SelectorProvider;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A TCP {@link SocketChannel} on a descriptor of its own, with the contract of the JDK's
+ * {@code sun.nio.ch.SocketChannelImpl} on Linux: the same states, exceptions and close protocol.
+ *
+ * <p>The descriptor is non-blocking in the kernel for its whole life. Blocking mode is a Java
+ * flag: an operation that cannot proceed waits for readiness ({@link ReadinessWait}) and tries
+ * again, so configureBlocking costs no system call and a virtual thread never blocks its carrier.
+ * Heap buffers are read and written in place, direct ones by address, several at once with
+ * readv/writev through an off-heap iovec array per direction. A view of a memory segment goes
+ * through a copy instead ({@link OffHeap#address}), so that a closed arena fails the call with
+ * the JDK's IllegalStateException rather than have the kernel use freed memory. Addresses are
+ * asked of the kernel when first wanted and then kept; an accepted channel costs no system call
+ * of its own.
+ *
+ * <p>Closing follows the JDK: a thread blocked in an operation is woken by shutting the socket
+ * down (poll(2) returns) or through the poller (a parked virtual thread), and the descriptor is
+ * closed by the last such thread to leave, or, while the channel is registered, by
+ * {@link #kill()} once every selector has let it go.
+ *
+ * <p>Locking: {@code readLock} is held by a reading thread, {@code writeLock} by a writing one,
+ * both (read first) by connect, finishConnect, bind and configureBlocking; {@code stateLock} is
+ * taken after them when needed, guards the fields below it and every change of {@code state},
+ * and is never held while waiting. {@code state} is volatile so that a read or write on a
+ * connected channel checks it without locking. {@code blocking} is written holding both I/O locks
+ * and read holding either. All three are ReentrantLocks, so that a virtual thread waiting for its
+ * socket holds no monitor.
+ */
+final class LeanSocketChannel extends SocketChannel implements LeanChannel {
+
+    /** Phases of {@code state}, in the order they come. */
+    private static final int UNCONNECTED = 0;
+    private static final int PENDING = 1;
+    private static final int CONNECTED = 2;
+    private static final int CLOSING = 3;
+    private static final int CLOSED = 4;
+    private static final int PHASE = 0x7;
+    /** Flags of {@code state}. */
+    private static final int BOUND = 0x8;
+    private static final int INPUT_SHUT = 0x10;
+    private static final int OUTPUT_SHUT = 0x20;
+
+    /**
+     * A heap buffer without an array, or a memory segment's view, goes through a copy of at most
+     * this many bytes.
+     */
+    private static final int COPY_CHUNK = 64 * 1024;
+    private static final int FIRST_IOVECS = 8;
+
+    private final int fd;
+    private final boolean inet6;
+
+    private final ReentrantLock readLock = new ReentrantLock();
+    private final ReentrantLock writeLock = new ReentrantLock();
+    private final ReentrantLock stateLock = new ReentrantLock();
+
+    /** Written holding readLock and writeLock, read holding either. */
+    private boolean blocking = true;
+
+    /** Guarded by readLock: a read saw ECONNRESET, so every later read fails as the JDK's do. */
+    private boolean connectionReset;
+    private IoVectors readVectors;
+
+    /** Guarded by writeLock. */
+    private IoVectors writeVectors;
+
+    /** A phase and flags; changed under stateLock. */
+    private volatile int state;
+
+    // -- Guarded by stateLock
+
+    /** The threads in a blocking operation, which a close must wake and which then close the descriptor. */
+    private Thread readerThread;
+    private Thread writerThread;
+    /** Null until asked of the kernel (or, for the remote one, given to connect). */
+    private InetSocketAddress localAddress;
+    private InetSocketAddress remoteAddress;
+    /** Created when an option is first set or read. */
+    private SocketOptionTable.Values options;
+    private Socket socket;
+
+    /** A new, unconnected socket. */
+    LeanSocketChannel(SelectorProvider provider, boolean inet6) throws IOException {
+        super(provider);
+        this.inet6 = inet6;
+        this.fd = Sockets.socket(inet6);
+    }
+
+    /** An accepted connection on {@code fd}, non-blocking in the kernel as accept4 made it. */
+    LeanSocketChannel(SelectorProvider provider, boolean inet6, int fd) {
+        super(provider);
+        this.inet6 = inet6;
+        this.fd = fd;
+        this.state = CONNECTED;
+    }
+
+    @Override
+    public int fdVal() {
+        return fd;
+    }
+
+    // -- Reading
+
+    @Override
+    public int read(ByteBuffer dst) throws IOException {
+        Objects.requireNonNull(dst);
+        readLock.lock();
+        try {
+            int s = state;
+            if ((s & (PHASE | INPUT_SHUT)) == CONNECTED && !blocking && !connectionReset) {
+                int n = readOnce(dst);
+                return n > 0 || n == Sockets.EOF ? n : nothingRead();
+            }
+            return (int) readOtherwise(s, () -> readOnce(dst));
+        } finally {
+            readLock.unlock();
+        }
+    }
+
+    @Override
+    public long read(ByteBuffer[] dsts, int offset, int length) throws IOException {
+        Objects.checkFromIndexSize(offset, length, dsts.length);
+        readLock.lock();
+        try {
+            int s = state;
+            if ((s & (PHASE | INPUT_SHUT)) == CONNECTED && !blocking && !connectionReset) {
+                long n = readOnce(dsts, offset, length);
+                return n > 0 || n == Sockets.EOF ? n : nothingRead();
+            }
+            return readOtherwise(s, () -> readOnce(dsts, offset, length));
+        } finally {
+            readLock.unlock();
+        }
+    }
+
+    /** A non-blocking read that moved nothing: 0, or EOF if the input was shut down meanwhile. */
+    private int nothingRead() {
+        return (state & INPUT_SHUT) != 0 ? Sockets.EOF : 0;
+    }
+
+    /** A read off the fast path: the channel is not open and connected, or blocking, or its input is over. */
+    private long readOtherwise(int s, Transfer read) throws IOException {
+        checkOpenAndConnected(s);
+        if (blocking) {
+            return blockingRead(read, 0);
+        }
+        if (connectionReset) {
+            throw connectionReset();
+        }
+        return Sockets.EOF;
+    }
+
+    /**
+     * Reads in blocking mode, for at most {@code nanos} when more than 0. The caller holds
+     * readLock and found the channel open and connected.
+     */
+    private long blockingRead(Transfer read, long nanos) throws IOException {
+        long n = 0;
+        try {
+            beginRead();
+            if (connectionReset) {
+                throw connectionReset();
+            }
+            if ((state & INPUT_SHUT) != 0) {
+                return Sockets.EOF;
+            }
+            long start = nanos > 0 ? System.nanoTime() : 0;
+            n = read.attempt();
+            while (n == Sockets.UNAVAILABLE && isOpen()) {
+                if (nanos > 0) {
+                    long remaining = nanos - (System.nanoTime() - start);
+                    if (remaining <= 0) {
+                        throw new SocketTimeoutException("Read timed out");
+                    }
+                    ReadinessWait.await(fd, Sockets.POLLIN, remaining);
+                } else {
+                    ReadinessWait.await(fd, Sockets.POLLIN);
+                }
+                n = read.attempt();
+            }
+        } finally {
+            endRead(n > 0);
+            // As the JDK: a read that the input's shutdown ended gives end of stream.
+            if (n <= 0 && (state & INPUT_SHUT) != 0) {
+                return Sockets.EOF;
+            }
+        }
+        return n;
+    }
+
+    /** One read into {@code dst}: bytes read, EOF or UNAVAILABLE; 0 when it has no room. */
+    private int readOnce(ByteBuffer dst) throws IOException {
+        if (dst.isReadOnly()) {
+            throw new IllegalArgumentException("Read-only buffer");
+        }
+        int position = dst.position();
+        int remaining = dst.limit() - position;
+        if (remaining <= 0) {
+            return 0;
+        }
+        long address = dst.isDirect() ? OffHeap.address(dst) : 0;
+        int n;
+        if (address != 0) {
+            n = readAt(address + position, remaining);
+        } else if (dst.hasArray()) {
+            n = readInto(dst.array(), dst.arrayOffset() + position, remaining);
+        } else {
+            n = readThroughCopy(dst, position, remaining);
+        }
+        if (n > 0) {
+            dst.position(position + n);
+        }
+        return n;
+    }
+
+    /**
+     * One scattering read: with readv when every buffer with room is direct; otherwise buffer by
+     * buffer, stopping at the first that is not filled.
+     */
+    private long readOnce(ByteBuffer[] dsts, int offset, int length) throws IOException {
+        int withRoom = 0;
+        boolean allDirect = true;
+        for (int i = offset; i < offset + length; i++) {
+            ByteBuffer dst = dsts[i];
+            if (dst.isReadOnly()) {
+                throw new IllegalArgumentException("Read-only buffer");
+            }
+            if (dst.hasRemaining()) {
+                withRoom++;
+                allDirect &= dst.isDirect();
+            }
+        }
+        if (withRoom == 0) {
+            return 0;
+        }
+        if (withRoom == 1 || !allDirect) {
+            return readEach(dsts, offset, length);
+        }
+        IoVectors vectors = readVectors = IoVectors.atLeast(readVectors, withRoom);
+        int count = vectors.fill(dsts, offset, length);
+        if (count < 0) {
+            return readEach(dsts, offset, length);
+        }
+        long n;
+        try {
+            do {
+                n = Sockets.readv(fd, vectors.address(), count);
+            } while (n == Sockets.INTERRUPTED);
+        } catch (SocketException e) {
+            throw reset(e);
+        }
+        if (n > 0) {
+            IoVectors.advance(dsts, offset, length, n);
+        }
+        return n;
+    }
+
+    private long readEach(ByteBuffer[] dsts, int offset, int length) throws IOException {
+        long total = 0;
+        for (int i = offset; i < offset + length; i++) {
+            int remaining = dsts[i].remaining();
+            if (remaining == 0) {
+                continue;
+            }
+            int n = readOnce(dsts[i]);
+            if (n <= 0) {
+                return total > 0 ? total : n;
+            }
+            total += n;
+            if (n < remaining) {
+                break;
+            }
+        }
+        return total;
+    }
+
+    private int readAt(long address, int length) throws IOException {
+        try {
+            int n;
+            do {
+                n = Sockets.read(fd, address, length);
+            } while (n == Sockets.INTERRUPTED);
+            return n;
+        } catch (SocketException e) {
+            throw reset(e);
+        }
+    }
+
+    private int readInto(byte[] array, int offset, int length) throws IOException {
+        try {
+            int n;
+            do {
+                n = Sockets.readArray(fd, array, offset, length);
+            } while (n == Sockets.INTERRUPTED);
+            return n;
+        } catch (SocketException e) {
+            throw reset(e);
+        }
+    }
+
+    /** For a heap buffer whose array is out of reach (a view of other memory), or a segment's view. */
+    private int readThroughCopy(ByteBuffer dst, int position, int remaining) throws IOException {
+        // A view of a closed arena's segment throws IllegalStateException here, before a byte is
+        // taken from the socket, as the JDK's channels throw it.
+        dst.get(position);
+        byte[] copy = new byte[Math.min(remaining, COPY_CHUNK)];
+        int n = readInto(copy, 0, copy.length);
+        if (n > 0) {
+            dst.put(position, copy, 0, n);
+        }
+        return n;
+    }
+
+    /**
+     * Remembers a reset: Linux reports ECONNRESET once and then end of stream, while the JDK's
+     * channels fail every later read. Sockets' reads throw SocketException for that alone.
+     */
+    private SocketException reset(SocketException e) {
+        connectionReset = true;
+        return e;
+    }
+
+    private static SocketException connectionReset() {
+        return new SocketException("Connection reset");
+    }
+
+    // -- Writing
+
+    @Override
+    public int write(ByteBuffer src) throws IOException {
+        Objects.requireNonNull(src);
+        writeLock.lock();
+        try {
+            int s = state;
+            if ((s & (PHASE | OUTPUT_SHUT)) == CONNECTED && !blocking) {
+                int n = writeOnce(src);
+                return n > 0 ? n : nothingWritten();
+            }
+            return (int) writeOtherwise(s, () -> writeOnce(src));
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
+    @Override
+    public long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
+        Objects.checkFromIndexSize(offset, length, srcs.length);
+        writeLock.lock();
+        try {
+            int s = state;
+            if ((s & (PHASE | OUTPUT_SHUT)) == CONNECTED && !blocking) {
+                long n = writeOnce(srcs, offset, length);
+                return n > 0 ? n : nothingWritten();
+            }
+            return writeOtherwise(s, () -> writeOnce(srcs, offset, length));
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
+    /** A non-blocking write that moved nothing: 0, unless the output was shut down meanwhile. */
+    private int nothingWritten() throws AsynchronousCloseException {
+        if ((state & OUTPUT_SHUT) != 0) {
+            throw new AsynchronousCloseException();
+        }
+        return 0;
+    }
+
+    /** A write off the fast path: the channel is not open and connected, or blocking, or its output is shut. */
+    private long writeOtherwise(int s, Transfer write) throws IOException {
+        checkOpenAndConnected(s);
+        if (!blocking) {
+            // What the JDK's channel throws once the send it tries has failed with EPIPE.
+            throw new AsynchronousCloseException();
+        }
+        return blockingWrite(write);
+    }
+
+    /**
+     * Writes in blocking mode until nothing is left to write (an attempt gives 0), as a blocking
+     * send does. The caller holds writeLock and found the channel open and connected.
+     */
+    private long blockingWrite(Transfer write) throws IOException {
+        long written = 0;
+        try {
+            beginWrite();
+            while (isOpen() && (state & OUTPUT_SHUT) == 0) {
+                long n;
+                try {
+                    n = write.attempt();
+                } catch (IOException e) {
+                    // shutdownOutput on another thread ends the write, as it would a close: a
+                    // send it overtook fails with EPIPE, which is no failure of this write.
+                    if (!outputShutUnderway()) {
+                        throw e;
+                    }
+                    break;
+                }
+                if (n > 0) {
+                    written += n;
+                } else if (n == Sockets.UNAVAILABLE) {
+                    ReadinessWait.await(fd, Sockets.POLLOUT);
+                } else {
+                    break;
+                }
+            }
+        } finally {
+            endWrite(written > 0);
+            if (written <= 0 && (state & OUTPUT_SHUT) != 0) {
+                throw new AsynchronousCloseException();
+            }
+        }
+        return written;
+    }
+
+    /** One write from {@code src}: bytes written, or UNAVAILABLE; 0 when it has nothing left. */
+    private int writeOnce(ByteBuffer src) throws IOException {
+        int position = src.position();
+        int remaining = src.limit() - position;
+        if (remaining <= 0) {
+            return 0;
+        }
+        long address = src.isDirect() ? OffHeap.address(src) : 0;
+        int n;
+        if (address != 0) {
+            n = writeAt(address + position, remaining);
+        } else if (src.hasArray()) {
+            n = writeFrom(src.array(), src.arrayOffset() + position, remaining);
+        } else {
+            byte[] copy = new byte[Math.min(remaining, COPY_CHUNK)];
+            src.get(position, copy);
+            n = writeFrom(copy, 0, copy.length);
+        }
+        if (n > 0) {
+            src.position(position + n);
+        }
+        return n;
+    }
+
+    /**
+     * One gathering write: with writev when every buffer with bytes left is direct; otherwise
+     * buffer by buffer, stopping at the first not written whole.
+     */
+    private long writeOnce(ByteBuffer[] srcs, int offset, int length) throws IOException {
+        int withBytes = 0;
+        boolean allDirect = true;
+        for (int i = offset; i < offset + length; i++) {
+            ByteBuffer src = srcs[i];
+            if (src.hasRemaining()) {
+                withBytes++;
+                allDirect &= src.isDirect();
+            }
+        }
+        if (withBytes == 0) {
+            return 0;
+        }
+        if (withBytes == 1 || !allDirect) {
+            return writeEach(srcs, offset, length);
+        }
+        IoVectors vectors = writeVectors = IoVectors.atLeast(writeVectors, withBytes);
+        int count = vectors.fill(srcs, offset, length);
+        if (count < 0) {
+            return writeEach(srcs, offset, length);
+        }
+        long n;
+        do {
+            n = Sockets.writev(fd, vectors.address(), count);
+        } while (n == Sockets.INTERRUPTED);
+        if (n > 0) {
+            IoVectors.advance(srcs, offset, length, n);
+        }
+        return n;
+    }
+
+    private long writeEach(ByteBuffer[] srcs, int offset, int length) throws IOException {
+        long total = 0;
+        for (int i = offset; i < offset + length; i++) {
+            int remaining = srcs[i].remaining();
+            if (remaining == 0) {
+                continue;
+            }
+            int n = writeOnce(srcs[i]);
+            if (n <= 0) {
+                return total > 0 ? total : n;
+            }
+            total += n;
+            if (n < remaining) {
+                break;
+            }
+        }
+        return total;
+    }
+
+    private int writeAt(long address, int length) throws IOException {
+        int n;
+        do {
+            n = Sockets.write(fd, address, length);
+        } while (n == Sockets.INTERRUPTED);
+        return n;
+    }
+
+    private int writeFrom(byte[] array, int offset, int length) throws IOException {
+        int n;
+        do {
+            n = Sockets.writeArray(fd, array, offset, length);
+        } while (n == Sockets.INTERRUPTED);
+        return n;
+    }
+
+    // -- Marking blocking operations, for interrupts and asynchronous close
+
+    private void beginRead() throws ClosedChannelException {
+        begin();
+        stateLock.lock();
+        try {
+            ensureOpen();
+            readerThread = Thread.currentThread();
+        } finally {
+            stateLock.unlock();
+        }
+    }
+
+    private void endRead(boolean completed) throws AsynchronousCloseException {
+        stateLock.lock();
+        try {
+            readerThread = null;
+            if ((state & PHASE) == CLOSING) {
+                tryFinishClose();
+            }
+        } finally {
+            stateLock.unlock();
+        }
+        end(completed);
+    }
+
+    private void beginWrite() throws ClosedChannelException {
+        begin();
+        stateLock.lock();
+        try {
+            ensureOpen();
+            if ((state & OUTPUT_SHUT) != 0) {
+                throw new ClosedChannelException();
+            }
+            writerThread = Thread.currentThread();
+        } finally {
+            stateLock.unlock();
+        }
+    }
+
+    private void endWrite(boolean completed) throws AsynchronousCloseException {
+        stateLock.lock();
+        try {
+            writerThread = null;
+            if ((state & PHASE) == CLOSING) {
+                tryFinishClose();
+            }
+        } finally {
+            stateLock.unlock();
+        }
+        end(completed);
+    }
+
+    // -- Connecting and binding
+
+    @Override
+    public boolean connect(SocketAddress remote) throws IOException {
+        InetSocketAddress address = SocketAddresses.checkRemote(remote, inet6);
+        try {
+            readLock.lock();
+            try {
+                writeLock.lock();
+                try {
+                    ensureOpen();
+                    boolean blocking = this.blocking;
+                    boolean connected = false;
+                    try {
+                        beginConnect(blocking, address);
+                        connected = SocketAddresses.connect(fd, inet6, address) > 0 || (blocking && awaitConnected(0));
+                    } finally {
+                        endConnect(blocking, connected);
+                    }
+                    return connected;
+                } finally {
+                    writeLock.unlock();
+                }
+            } finally {
+                readLock.unlock();
+            }
+        } catch (IOException e) {
+            // A connect that failed leaves the channel closed, as the JDK's does.
+            close();
+            throw e;
+        }
+    }
+
+    @Override
+    public boolean finishConnect() throws IOException {
+        try {
+            readLock.lock();
+            try {
+                writeLock.lock();
+                try {
+                    if (isConnected()) {
+                        return true;
+                    }
+                    ensureOpen();
+                    boolean blocking = this.blocking;
+                    boolean connected = false;
+                    try {
+                        beginFinishConnect(blocking);
+                        connected = Sockets.finishConnect(fd) > 0 || (blocking && awaitConnected(0));
+                        connected = connected && isOpen();
+                    } finally {
+                        endConnect(blocking, connected);
+                    }
+                    return connected;
+                } finally {
+                    writeLock.unlock();
+                }
+            } finally {
+                readLock.unlock();
+            }
+        } catch (IOException e) {
+            close();
+            throw e;
+        }
+    }
+
+    /**
+     * Connects in blocking mode, for at most {@code nanos} when more than 0; on a timeout the
+     * channel is closed and SocketTimeoutException thrown. For {@link LeanSocket}.
+     */
+    void blockingConnect(SocketAddress remote, long nanos) throws IOException {
+        InetSocketAddress address = SocketAddresses.checkRemote(remote, inet6);
+        try {
+            readLock.lock();
+            try {
+                writeLock.lock();
+                try {
+                    if (!blocking) {
+                        throw new IllegalBlockingModeException();
+                    }
+                    boolean connected = false;
+                    try {
+                        beginConnect(true, address);
+                        connected = SocketAddresses.connect(fd, inet6, address) > 0 || awaitConnected(nanos);
+                    } finally {
+                        endConnect(true, connected);
+                    }
+                } finally {
+                    writeLock.unlock();
+                }
+            } finally {
+                readLock.unlock();
+            }
+        } catch (IOException e) {
+            close();
+            throw e;
+        }
+    }
+
+    /** Waits for a pending connect to finish, for at most {@code nanos} when more than 0: whether it did. */
+    private boolean awaitConnected(long nanos) throws IOException {
+        long start = System.nanoTime();
+        boolean connected = false;
+        while (!connected && isOpen()) {
+            if (nanos > 0) {
+                long remaining = nanos - (System.nanoTime() - start);
+                if (remaining <= 0) {
+                    throw new SocketTimeoutException("Connect timed out");
+                }
+                ReadinessWait.await(fd, Sockets.POLLOUT, remaining);
+            } else {
+                ReadinessWait.await(fd, Sockets.POLLOUT);
+            }
+            connected = Sockets.finishConnect(fd) > 0;
+        }
+        return connected && isOpen();
+    }
+
+    private void beginConnect(boolean blocking, InetSocketAddress address) throws ClosedChannelException {
+        if (blocking) {
+            begin();
+        }
+        stateLock.lock();
+        try {
+            ensureOpen();
+            int s = state;
+            if ((s & PHASE) == CONNECTED) {
+                throw new AlreadyConnectedException();
+            }
+            if ((s & PHASE) == PENDING) {
+                throw new ConnectionPendingException();
+            }
+            state = (s & ~PHASE) | PENDING;
+            remoteAddress = address;
+            if (blocking) {
+                readerThread = Thread.currentThread();
+            }
+        } finally {
+            stateLock.unlock();
+        }
+    }
+
+    private void beginFinishConnect(boolean blocking) throws ClosedChannelException {
+        if (blocking) {
+            begin();
+        }
+        stateLock.lock();
+        try {
+            ensureOpen();
+            if ((state & PHASE) != PENDING) {
+                throw new NoConnectionPendingException();
+            }
+            if (blocking) {
+                readerThread = Thread.currentThread();
+            }
+        } finally {
+            stateLock.unlock();
+        }
+    }
+
+    private void endConnect(boolean blocking, boolean completed) throws AsynchronousCloseException {
+        if (blocking) {
+            endRead(completed);
+        }
+        if (completed) {
+            stateLock.lock();
+            try {
+                int s = state;
+                if ((s & PHASE) == PENDING) {
+                    state = (s & ~PHASE) | CONNECTED;
+                    // Bound to a wildcard before, the socket now has a definite address.
+                    localAddress = null;
+                }
+            } finally {
+                stateLock.unlock();
+            }
+        }
+    }
+
+    @Override
+    public SocketChannel bind(SocketAddress local) throws IOException {
+        readLock.lock();
+        try {
+            writeLock.lock();
+            try {
+                stateLock.lock();
+                try {
+                    ensureOpen();
+                    int s = state;
+                    if ((s & PHASE) == PENDING) {
+                        throw new ConnectionPendingException();
+                    }
+                    if ((s & BOUND) != 0 || (s & PHASE) == CONNECTED) {
+                        throw new AlreadyBoundException();
+                    }
+                    InetSocketAddress address = local == null ? SocketAddresses.wildcard(inet6)
+                            : SocketAddresses.check(local, inet6);
+                    SocketAddresses.bind(fd, inet6, address);
+                    state = s | BOUND;
+                } finally {
+                    stateLock.unlock();
+                }
+            } finally {
+                writeLock.unlock();
+            }
+        } finally {
+            readLock.unlock();
+        }
+        return this;
+    }
+
+    @Override
+    public boolean isConnected() {
+        return (state & PHASE) == CONNECTED;
+    }
+
+    @Override
+    public boolean isConnectionPending() {
+        return (state & PHASE) == PENDING;
+    }
+
+    // -- Addresses
+
+    @Override
+    public SocketAddress getLocalAddress() throws IOException {
+        stateLock.lock();
+        try {
+            ensureOpen();
+            return knownLocalAddress();
+        } finally {
+            stateLock.unlock();
+        }
+    }
+
+    @Override
+    public SocketAddress getRemoteAddress() throws IOException {
+        stateLock.lock();
+        try {
+            ensureOpen();
+            return knownRemoteAddress();
+        } finally {
+            stateLock.unlock();
+        }
+    }
+
+    /**
+     * The local address, or null when unbound, closed before it was known, or no longer known.
+     * For the adaptor.
+     */
+    InetSocketAddress localAddress() {
+        stateLock.lock();
+        try {
+            return (state & PHASE) == CLOSED ? localAddress : knownLocalAddress();
+        } catch (IOException e) {
+            return null;
+        } finally {
+            stateLock.unlock();
+        }
+    }
+
+    /**
+     * The remote address, or null when unconnected, closed before it was known, or no longer
+     * known. For the adaptor.
+     */
+    InetSocketAddress remoteAddress() {
+        stateLock.lock();
+        try {
+            return (state & PHASE) == CLOSED ? remoteAddress : knownRemoteAddress();
+        } catch (IOException e) {
+            return null;
+        } finally {
+            stateLock.unlock();
+        }
+    }
+
+    /** Holding stateLock, with the descriptor open: the local address, asked of the kernel once. */
+    private InetSocketAddress knownLocalAddress() throws IOException {
+        int s = state;
+        if (localAddress == null && ((s & BOUND) != 0 || (s & PHASE) == CONNECTED)) {
+            localAddress = SocketAddresses.local(fd);
+        }
+        return localAddress;
+    }
+
+    /** Holding stateLock, with the descriptor open: the remote address, asked of the kernel once. */
+    private InetSocketAddress knownRemoteAddress() throws IOException {
+        if (remoteAddress == null && (state & PHASE) == CONNECTED) {
+            remoteAddress = SocketAddresses.remote(fd);
+        }
+        return remoteAddress;
+    }
+
+    // -- Shutdown, and what the adaptor asks
+
+    @Override
+    public SocketChannel shutdownInput() throws IOException {
+        shutdown(INPUT_SHUT, Sockets.SHUT_RD);
+        return this;
+    }
+
+    @Override
+    public SocketChannel shutdownOutput() throws IOException {
+        shutdown(OUTPUT_SHUT, Sockets.SHUT_WR);
+        return this;
+    }
+
+    /** Shuts one direction down once; a virtual thread waiting in it is woken to see that. */
+    private void shutdown(int flag, int how) throws IOException {
+        stateLock.lock();
+        try {
+            ensureOpen();
+            int s = state;
+            if ((s & PHASE) != CONNECTED) {
+                throw new NotYetConnectedException();
+            }
+            if ((s & flag) == 0) {
+                Sockets.shutdown(fd, how);
+                Thread waiting = flag == INPUT_SHUT ? readerThread : writerThread;
+                if (waiting != null) {
+                    ReadinessWait.wakeVirtualThreads(fd);
+                }
+                state = s | flag;
+            }
+        } finally {
+            stateLock.unlock();
+        }
+    }
+
+    boolean isInputClosed() {
+        return (state & INPUT_SHUT) != 0;
+    }
+
+    boolean isOutputClosed() {
+        return (state & OUTPUT_SHUT) != 0;
+    }
+
+    /**
+     * Whether the output is shut down, or being shut down right now: stateLock is held from the
+     * shutdown call until the flag is set, so taking it waits out a shutdown whose EPIPE a
+     * writer saw before the flag.
+     */
+    private boolean outputShutUnderway() {
+        stateLock.lock();
+        try {
+            return (state & OUTPUT_SHUT) != 0;
+        } finally {
+            stateLock.unlock();
+        }
+    }
+
+    /** The bytes that can be read without waiting; 0 once the input is shut down. For the adaptor. */
+    int available() throws IOException {
+        stateLock.lock();
+        try {
+            int s = state;
+            checkOpenAndConnected(s);
+            return (s & INPUT_SHUT) != 0 ? 0 : Sockets.available(fd);
+        } finally {
+            stateLock.unlock();
+        }
+    }
+
+    /** Sends one byte of urgent data. For the adaptor. */
+    void sendUrgentData(int data) throws IOException {
+        writeLock.lock();
+        try {
+            checkOpenAndConnected(state);
+            boolean blocking = this.blocking;
+            boolean sent = false;
+            try {
+                if (blocking) {
+                    beginWrite();
+                }
+                Sockets.sendUrgentData(fd, data);
+                sent = true;
+            } finally {
+                if (blocking) {
+                    endWrite(sent);
+                }
+                if (!sent && (state & OUTPUT_SHUT) != 0) {
+                    throw new AsynchronousCloseException();
+                }
+            }
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
+    /**
+     * Reads into {@code b} in blocking mode, waiting at most {@code nanos} when more than 0
+     * (SocketTimeoutException, the channel left open): bytes read, or -1. For the adaptor.
+     */
+    int blockingRead(byte[] b, int off, int len, long nanos) throws IOException {
+        Objects.checkFromIndexSize(off, len, b.length);
+        if (len == 0) {
+            return 0;
+        }
+        readLock.lock();
+        try {
+            checkOpenAndConnected(state);
+            if (!blocking) {
+                throw new IllegalBlockingModeException();
+            }
+            return (int) blockingRead(() -> readInto(b, off, len), nanos);
+        } finally {
+            readLock.unlock();
+        }
+    }
+
+    /** Writes all of {@code b[off, off + len)} in blocking mode. For the adaptor. */
+    void blockingWriteFully(byte[] b, int off, int len) throws IOException {
+        Objects.checkFromIndexSize(off, len, b.length);
+        if (len == 0) {
+            return;
+        }
+        writeLock.lock();
+        try {
+            checkOpenAndConnected(state);
+            if (!blocking) {
+                throw new IllegalBlockingModeException();
+            }
+            int position = off;
+            int end = off + len;
+            try {
+                beginWrite();
+                while (position < end && isOpen()) {
+                    int n = writeFrom(b, position, end - position);
+                    if (n > 0) {
+                        position += n;
+                    } else {
+                        ReadinessWait.await(fd, Sockets.POLLOUT);
+                    }
+                }
+            } finally {
+                endWrite(position >= end);
+            }
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
+    // -- Options
+
+    @Override
+    public <T> SocketChannel setOption(SocketOption<T> name, T value) throws IOException {
+        SocketOptionTable.SOCKET.checkSet(name, value);
+        stateLock.lock();
+        try {
+            ensureOpen();
+            options().set(fd, inet6, name, value);
+            return this;
+        } finally {
+            stateLock.unlock();
+        }
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public <T> T getOption(SocketOption<T> name) throws IOException {
+        SocketOptionTable.SOCKET.checkGet(name);
+        stateLock.lock();
+        try {
+            ensureOpen();
+            return (T) options().get(fd, inet6, name);
+        } finally {
+            stateLock.unlock();
+        }
+    }
+
+    @Override
+    public Set<SocketOption<?>> supportedOptions() {
+        return SocketOptionTable.SOCKET.names();
+    }
+
+    /** Holding stateLock. */
+    private SocketOptionTable.Values options() {
+        if (options == null) {
+            options = SocketOptionTable.SOCKET.newValues();
+        }
+        return options;
+    }
+
+    // -- Blocking mode, adaptor, close
+
+    @Override
+    protected void implConfigureBlocking(boolean block) throws IOException {
+        readLock.lock();
+        try {
+            writeLock.lock();
+            try {
+                ensureOpen();
+                blocking = block;
+            } finally {
+                writeLock.unlock();
+            }
+        } finally {
+            readLock.unlock();
+        }
+    }
+
+    @Override
+    public Socket socket() {
+        stateLock.lock();
+        try {
+            if (socket == null) {
+                socket = newSocket();
+            }
+            return socket;
+        } finally {
+            stateLock.unlock();
+        }
+    }
+
+    private Socket newSocket() {
+        try {
+            return new LeanSocket(this);
+        } catch (SocketException e) {
+            // Socket's constructor for an implementation of its own never fails.
+            throw new InternalError(e);
+        }
+    }
+
+    @Override
+    protected void implCloseSelectableChannel() throws IOException {
+        boolean connected;
+        boolean threadsWaiting;
+        stateLock.lock();
+        try {
+            int s = state;
+            connected = (s & PHASE) == CONNECTED;
+            if (socket != null) {
+                keepAddressesForAdaptor();
+            }
+            state = (s & ~PHASE) | CLOSING;
+            threadsWaiting = readerThread != null || writerThread != null;
+            if (threadsWaiting) {
+                // A parked virtual thread is woken through the poller, a platform thread in
+                // poll(2) by the shutdown.
+                ReadinessWait.wakeVirtualThreads(fd);
+                Sockets.shutdown(fd, Sockets.SHUT_RDWR);
+            }
+        } finally {
+            stateLock.unlock();
+        }
+        if (!threadsWaiting) {
+            // A thread in a non-blocking operation, or about to find the channel closed, leaves soon.
+            readLock.lock();
+            readLock.unlock();
+            writeLock.lock();
+            writeLock.unlock();
+        }
+        stateLock.lock();
+        try {
+            if ((state & PHASE) == CLOSING && !tryClose() && connected && isRegistered()) {
+                shutdownOutputUntilKilled();
+            }
+        } finally {
+            stateLock.unlock();
+        }
+    }
+
+    /** The adaptor reports the addresses of a socket bound or connected before it was closed. */
+    private void keepAddressesForAdaptor() {
+        try {
+            knownLocalAddress();
+            knownRemoteAddress();
+        } catch (IOException e) {
+            // What the kernel no longer knows, the adaptor reports as unknown.
+        }
+    }
+
+    /**
+     * Holding stateLock, closed but still registered: as the JDK does, the peer reads end of
+     * stream now rather than when the selectors let the descriptor go; and SO_LINGER is turned off
+     * so that the deferred close does not wait. With SO_LINGER at 0 the close is meant to reset
+     * the connection, so the output is left alone.
+     */
+    private void shutdownOutputUntilKilled() {
+        int linger = options == null ? -1 : options.linger();
+        try {
+            if (linger > 0) {
+                Sockets.setLinger(fd, -1);
+            }
+            if (linger != 0 && (state & OUTPUT_SHUT) == 0) {
+                Sockets.shutdown(fd, Sockets.SHUT_WR);
+            }
+        } catch (IOException e) {
+            // The channel is closed for its users already; the close itself is still to come.
+        }
+    }
+
+    @Override
+    public void kill() {
+        // Threads still in an operation hold these; the last of them may close the descriptor itself.
+        readLock.lock();
+        readLock.unlock();
+        writeLock.lock();
+        writeLock.unlock();
+        stateLock.lock();
+        try {
+            if ((state & PHASE) == CLOSING) {
+                tryFinishClose();
+            }
+        } finally {
+            stateLock.unlock();
+        }
+    }
+
+    /** Holding stateLock, closing: closes the descriptor unless a thread or a selector still has it. */
+    private boolean tryClose() throws IOException {
+        if (readerThread == null && writerThread == null && !isRegistered()) {
+            state = (state & ~PHASE) | CLOSED;
+            Sockets.close(fd);
+            return true;
+        }
+        return false;
+    }
+
+    /** tryClose for a deferred close, which has nobody to report a failure to, as in the JDK. */
+    private void tryFinishClose() {
+        try {
+            tryClose();
+        } catch (IOException e) {
+            // The descriptor is released all the same: close(2) on Linux frees it whatever it returns.
+        }
+    }
+
+    // -- State checks
+
+    private void ensureOpen() throws ClosedChannelException {
+        if (!isOpen()) {
+            throw new ClosedChannelException();
+        }
+    }
+
+    /** NotYetConnectedException before the connection, ClosedChannelException once closing. */
+    private static void checkOpenAndConnected(int s) throws ClosedChannelException {
+        int phase = s & PHASE;
+        if (phase < CONNECTED) {
+            throw new NotYetConnectedException();
+        }
+        if (phase > CONNECTED) {
+            throw new ClosedChannelException();
+        }
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder sb = new StringBuilder(SocketChannel.class.getName()).append('[');
+        if (!isOpen()) {
+            sb.append("closed");
+        } else {
+            stateLock.lock();
+            try {
+                int s = state;
+                switch (s & PHASE) {
+                    case UNCONNECTED:
+                        sb.append("unconnected");
+                        break;
+                    case PENDING:
+                        sb.append("connection-pending");
+                        break;
+                    case CONNECTED:
+                        sb.append("connected");
+                        if ((s & INPUT_SHUT) != 0) {
+                            sb.append(" ishut");
+                        }
+                        if ((s & OUTPUT_SHUT) != 0) {
+                            sb.append(" oshut");
+                        }
+                        break;
+                    default:
+                        break;
+                }
+                appendAddresses(sb);
+            } finally {
+                stateLock.unlock();
+            }
+        }
+        return sb.append(']').toString();
+    }
+
+    /** Holding stateLock; an address the kernel cannot give is left out. */
+    private void appendAddresses(StringBuilder sb) {
+        try {
+            InetSocketAddress local = knownLocalAddress();
+            if (local != null) {
+                sb.append(" local=").append(local);
+            }
+        } catch (IOException e) {
+            // Left out, as the comment says: toString reports, it does not fail.
+        }
+        try {
+            InetSocketAddress remote = knownRemoteAddress();
+            if (remote != null) {
+                sb.append(" remote=").append(remote);
+            }
+        } catch (IOException e) {
+            // Left out too.
+        }
+    }
+
+    /**
+     * One attempt of a read or a write: bytes moved, 0 when there is no room or nothing left, or
+     * Sockets.EOF / UNAVAILABLE.
+     */
+    @FunctionalInterface
+    private interface Transfer {
+        long attempt() throws IOException;
+    }
+
+    /**
+     * An off-heap array of {@code struct iovec} (base, then length, 8 bytes each) for readv and
+     * writev, kept by a channel per direction and used under that direction's lock.
+     */
+    private static final class IoVectors {
+
+        private final ByteBuffer array;
+        private final long address;
+        private final int capacity;
+
+        private IoVectors(int capacity) {
+            this.capacity = capacity;
+            this.array = OffHeap.allocate(capacity * Sockets.IOVEC_SIZE);
+            this.address = OffHeap.address(array);
+        }
+
+        /** {@code current} if it has room for {@code count} entries (or IOV_MAX), else a larger one. */
+        static IoVectors atLeast(IoVectors current, int count) {
+            int wanted = Math.min(count, Sockets.IOV_MAX);
+            if (current != null && current.capacity >= wanted) {
+                return current;
+            }
+            int grown = current == null ? FIRST_IOVECS : current.capacity * 2;
+            return new IoVectors(Math.min(Math.max(wanted, grown), Sockets.IOV_MAX));
+        }
+
+        long address() {
+            return address;
+        }
+
+        /**
+         * One entry per direct buffer with bytes remaining, up to the capacity: how many; or -1,
+         * the entries left unused, when one of them is a memory segment's view (no address).
+         */
+        int fill(ByteBuffer[] buffers, int offset, int length) {
+            int count = 0;
+            for (int i = offset; i < offset + length && count < capacity; i++) {
+                ByteBuffer buffer = buffers[i];
+                int position = buffer.position();
+                int remaining = buffer.limit() - position;
+                if (remaining > 0) {
+                    long address = OffHeap.address(buffer);
+                    if (address == 0) {
+                        return -1;
+                    }
+                    int entry = count * Sockets.IOVEC_SIZE;
+                    array.putLong(entry, address + position);
+                    array.putLong(entry + Long.BYTES, remaining);
+                    count++;
+                }
+            }
+            return count;
+        }
+
+        /** Moves the buffers' positions past the {@code n} bytes a readv or writev moved. */
+        static void advance(ByteBuffer[] buffers, int offset, int length, long n) {
+            long left = n;
+            for (int i = offset; i < offset + length && left > 0; i++) {
+                ByteBuffer buffer = buffers[i];
+                int step = (int) Math.min(buffer.remaining(), left);
+                buffer.position(buffer.position() + step);
+                left -= step;
+            }
+        }
+    }
+}

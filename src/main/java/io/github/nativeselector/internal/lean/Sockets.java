@@ -1,0 +1,203 @@
+/*
+ * Copyright 2026 The native-selector Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+package io.github.nativeselector.internal.lean;
+
+import java.io.IOException;
+
+/**
+ * The system calls of the lean socket channels, one native each ({@code src/main/native/linux/lean_sockets.h}
+ * tells the whole story; {@code lean_sockets_jni.c} registers these natives on Linux only).
+ *
+ * <p>Every descriptor here is non-blocking in the kernel for its whole life, so no call but
+ * {@link #poll} and {@link #pollerWait} waits: an operation that cannot go on at once returns
+ * {@link #UNAVAILABLE}, and blocking mode is the caller's, which waits for readiness and calls again.
+ * Errors are thrown as the JDK's socket channels throw them, worded by {@code strerror} (e.g.
+ * {@code ConnectException: Connection refused}); arguments no call can take (a negative fd, a null
+ * array, a range outside it, an address of neither 4 nor 16 bytes) throw {@link IllegalArgumentException}
+ * or {@link NullPointerException}.
+ *
+ * <p>The option levels and names, {@link #IOVEC_SIZE}, {@link #IOV_MAX}, the {@code SHUT_*} and the
+ * {@code POLL*} values are Linux's, passed to the kernel as they are; the library's values are
+ * compared with these when it loads ({@code SharedConstants}).
+ *
+ * <p>Stateless.
+ */
+public final class Sockets {
+
+    /** A read's end of stream. */
+    public static final int EOF = -1;
+    /** Nothing to do at once: EAGAIN; a connect in progress; no connection waiting for accept. */
+    public static final int UNAVAILABLE = -2;
+    /** EINTR, or a connection aborted before accept took it: the caller calls again. */
+    public static final int INTERRUPTED = -3;
+
+    public static final int SHUT_RD = 0;
+    public static final int SHUT_WR = 1;
+    public static final int SHUT_RDWR = 2;
+
+    public static final int POLLIN = 0x001;
+    public static final int POLLOUT = 0x004;
+    public static final int POLLERR = 0x008;
+    public static final int POLLHUP = 0x010;
+    public static final int POLLNVAL = 0x020;
+
+    /** {@code sizeof(struct iovec)}: its base at offset 0, its length at 8. */
+    public static final int IOVEC_SIZE = 16;
+    /** The most {@code struct iovec} one {@link #readv} or {@link #writev} takes. */
+    public static final int IOV_MAX = 1024;
+
+    public static final int SOL_SOCKET = 1;
+    public static final int SO_REUSEADDR = 2;
+    public static final int SO_SNDBUF = 7;
+    public static final int SO_RCVBUF = 8;
+    public static final int SO_KEEPALIVE = 9;
+    public static final int SO_OOBINLINE = 10;
+    public static final int SO_LINGER = 13;
+    public static final int SO_REUSEPORT = 15;
+    public static final int SO_INCOMING_NAPI_ID = 56;
+
+    public static final int IPPROTO_IP = 0;
+    public static final int IP_TOS = 1;
+
+    public static final int IPPROTO_TCP = 6;
+    public static final int TCP_NODELAY = 1;
+    public static final int TCP_KEEPIDLE = 4;
+    public static final int TCP_KEEPINTVL = 5;
+    public static final int TCP_KEEPCNT = 6;
+    public static final int TCP_QUICKACK = 12;
+
+    public static final int IPPROTO_IPV6 = 41;
+    public static final int IPV6_TCLASS = 67;
+
+    private Sockets() {
+    }
+
+    /** A new stream socket, non-blocking and close-on-exec; an INET6 one takes IPv4 too (IPV6_V6ONLY 0). */
+    static native int socket(boolean inet6) throws IOException;
+
+    /**
+     * Binds to {@code address} (4 or 16 bytes) and {@code port}. Four bytes on an INET6 socket mean
+     * {@code ::ffff:a.b.c.d}; an IPv6 address on an INET socket must be IPv4-mapped.
+     *
+     * @throws java.net.BindException for EADDRINUSE, EADDRNOTAVAIL and EACCES
+     */
+    static native void bind(int fd, boolean inet6Socket, byte[] address, int port, int scopeId) throws IOException;
+
+    static native void listen(int fd, int backlog) throws IOException;
+
+    /**
+     * A new non-blocking, close-on-exec fd (no address asked: it is read when wanted),
+     * {@link #UNAVAILABLE} or {@link #INTERRUPTED}.
+     */
+    static native int accept(int fd) throws IOException;
+
+    /**
+     * Connects as {@link #bind} takes the address: 1 when connected at once, {@link #UNAVAILABLE}
+     * while in progress (then {@link #finishConnect}), or {@link #INTERRUPTED}.
+     *
+     * @throws java.net.ConnectException for ECONNREFUSED and ETIMEDOUT
+     * @throws java.net.NoRouteToHostException for EHOSTUNREACH and ENETUNREACH
+     */
+    static native int connect(int fd, boolean inet6Socket, byte[] address, int port, int scopeId) throws IOException;
+
+    /**
+     * 1 when the connect in progress has succeeded, {@link #UNAVAILABLE} while pending; its failure
+     * is thrown as {@link #connect}'s.
+     */
+    static native int finishConnect(int fd) throws IOException;
+
+    /**
+     * The socket's own address into {@code address} (byte[16]; the first 4 for IPv4), and
+     * {@code port | (family << 16) | ((long) scopeId << 32)}, family 4 or 6; an IPv4-mapped address
+     * is family 4.
+     */
+    static native long localAddress(int fd, byte[] address) throws IOException;
+
+    /** The peer's address, as {@link #localAddress} gives it. */
+    static native long remoteAddress(int fd, byte[] address) throws IOException;
+
+    /**
+     * Reads into off-heap memory: a count > 0, {@link #EOF}, {@link #UNAVAILABLE} or
+     * {@link #INTERRUPTED}; 0 only for length 0.
+     */
+    static native int read(int fd, long address, int length) throws IOException;
+
+    /** {@link #read} into {@code array[offset, offset + length)}. */
+    static native int readArray(int fd, byte[] array, int offset, int length) throws IOException;
+
+    /**
+     * Writes from off-heap memory (send with MSG_NOSIGNAL): a count, {@link #UNAVAILABLE} or
+     * {@link #INTERRUPTED}.
+     *
+     * @throws java.net.SocketException "Connection reset" for ECONNRESET (as every read and write);
+     *     other errors as IOException, e.g. "Broken pipe"
+     */
+    static native int write(int fd, long address, int length) throws IOException;
+
+    /** {@link #write} from {@code array[offset, offset + length)}. */
+    static native int writeArray(int fd, byte[] array, int offset, int length) throws IOException;
+
+    /**
+     * Reads into {@code count} (0 to {@link #IOV_MAX}) off-heap {@code struct iovec}: as
+     * {@link #read}, 0 only for count 0.
+     */
+    static native long readv(int fd, long iovecs, int count) throws IOException;
+
+    /** Writes from {@code count} off-heap {@code struct iovec} (sendmsg with MSG_NOSIGNAL), as {@link #write}. */
+    static native long writev(int fd, long iovecs, int count) throws IOException;
+
+    /**
+     * {@code how}: {@link #SHUT_RD}, {@link #SHUT_WR} or {@link #SHUT_RDWR}; a socket never
+     * connected is not an error.
+     */
+    static native void shutdown(int fd, int how) throws IOException;
+
+    /** Closes the fd; EINTR is not an error (Linux has closed it). */
+    static native void close(int fd) throws IOException;
+
+    /**
+     * Waits up to {@code timeoutMillis} (-1: for ever) for {@code events}: the revents, 0 on
+     * timeout, or {@link #INTERRUPTED}.
+     */
+    static native int poll(int fd, int events, int timeoutMillis) throws IOException;
+
+    /** The bytes ready to read (FIONREAD). */
+    static native int available(int fd) throws IOException;
+
+    /** Sends the low byte of {@code data} as urgent data (MSG_OOB). */
+    static native void sendUrgentData(int fd, int data) throws IOException;
+
+    static native void setIntOption(int fd, int level, int name, int value) throws IOException;
+
+    static native int getIntOption(int fd, int level, int name) throws IOException;
+
+    /** SO_LINGER: on for {@code seconds}, off when negative. */
+    static native void setLinger(int fd, int seconds) throws IOException;
+
+    /** SO_LINGER's seconds, or -1 when off. */
+    static native int getLinger(int fd) throws IOException;
+
+    /** Whether an INET6 socket can be opened here. */
+    static native boolean inet6Available();
+
+    /** A new epoll for {@link #pollerArm} and {@link #pollerWait}. */
+    static native int pollerCreate() throws IOException;
+
+    /**
+     * Watches {@code fd} for {@code events} ({@link #POLLIN}, {@link #POLLOUT}) until reported once
+     * (EPOLLONESHOT), then no more until armed again.
+     */
+    static native void pollerArm(int epfd, int fd, int events) throws IOException;
+
+    /** Stops watching {@code fd}; one not watched, or closed, is no error. */
+    static native void pollerDisarm(int epfd, int fd) throws IOException;
+
+    /**
+     * Waits up to {@code timeoutMillis} (-1: for ever) for armed fds to be ready: their number (at
+     * most 256, and at most {@code readyFds.length}), copied into {@code readyFds}, or {@link #INTERRUPTED}.
+     */
+    static native int pollerWait(int epfd, int[] readyFds, int timeoutMillis) throws IOException;
+}

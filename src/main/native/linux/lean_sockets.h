@@ -1,0 +1,118 @@
+/*
+ * Copyright 2026 The native-selector Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+/*
+ * The system calls of the lean socket channels (Linux only): the whole story. Java reaches them
+ * through lean_sockets_jni.c (the natives of lean/Sockets.java), which turns their results into
+ * Java's return codes and exceptions; this file knows nothing of the JVM, so its C test runs
+ * without one.
+ *
+ * A socket is non-blocking in the kernel for its whole life (SOCK_NONBLOCK at socket and accept4),
+ * so no call here ever waits, but for poll and lean_poller_wait, which exist to wait. Blocking
+ * mode is Java's: it waits for readiness, then calls again.
+ *
+ *   lean_socket          socket(SOCK_STREAM|SOCK_NONBLOCK|SOCK_CLOEXEC); an INET6 socket then gets
+ *                        IPV6_V6ONLY 0 whatever the system's default, so it takes IPv4 peers too.
+ *   lean_sockaddr        no system call: Java's (address bytes, port, scope id) as the sockaddr the
+ *                        socket's family takes. 4 bytes on an INET6 socket become ::ffff:a.b.c.d
+ *                        (0.0.0.0 becomes ::, every address of both families);
+ *                        16 bytes on an INET socket must be IPv4-mapped (else -EAFNOSUPPORT).
+ *   lean_bind, lean_listen, lean_accept (accept4 asking no address: Java reads it lazily)
+ *   lean_connect         1 when connected at once; -EINPROGRESS while the handshake goes on.
+ *   lean_finish_connect  poll(POLLOUT, 0), then getsockopt(SO_ERROR) once writable: 1 connected,
+ *                        0 still pending (or the poll interrupted), or the connect's -errno; a
+ *                        hang-up with no error is -ENOTCONN, as the JDK reports it.
+ *   lean_local_address, lean_remote_address
+ *                        getsockname / getpeername as a struct lean_address; an IPv4-mapped IPv6
+ *                        address comes back as family 4, as Java's InetAddress has it.
+ *   lean_read, lean_write (send with MSG_NOSIGNAL: a closed peer is -EPIPE, never SIGPIPE)
+ *   lean_readv, lean_writev (sendmsg with MSG_NOSIGNAL), on an array of at most IOV_MAX struct
+ *                        iovec that Java wrote off-heap. 0 bytes read is the end of the stream.
+ *   lean_shutdown        -ENOTCONN is 0: a socket that never connected has nothing to shut down.
+ *   lean_close           -EINTR is 0: Linux has released the fd before it reports the signal, and
+ *                        closing again could close another thread's new fd.
+ *   lean_poll            poll of one fd: its revents, or 0 on timeout (-1 waits for ever).
+ *   lean_available       ioctl(FIONREAD).
+ *   lean_send_urgent     one byte, MSG_OOB|MSG_NOSIGNAL.
+ *   lean_set_int_option, lean_get_int_option, lean_set_linger (seconds < 0: off),
+ *   lean_get_linger      (-1 when off): setsockopt / getsockopt.
+ *   lean_inet6_available whether socket(AF_INET6) works here (closed again at once).
+ *
+ * The poller, for threads that must not block in poll (virtual threads): one epoll whose entries
+ * are EPOLLONESHOT, so an fd reported once stays quiet until it is armed again.
+ *
+ *   lean_poller_create   epoll_create1(EPOLL_CLOEXEC).
+ *   lean_poller_arm      EPOLL_CTL_MOD to EPOLLONESHOT|events, or EPOLL_CTL_ADD when the fd was never
+ *                        added (ENOENT): a re-arm, the common case, is one system call.
+ *   lean_poller_disarm   EPOLL_CTL_DEL; an fd not there, or already closed, is not an error.
+ *   lean_poller_wait     epoll_wait for up to LEAN_POLLER_MAX_EVENTS fds, copied into `fds`.
+ *
+ * Every function returns >= 0 on success and -errno on failure. A negative fd is -EBADF, as the
+ * kernel says (lean_poll and lean_finish_connect check it themselves: poll(2) would skip it and
+ * wait out the timeout); a negative length or count is -EINVAL.
+ * Threads: none of these keeps state; the kernel orders calls on one fd.
+ */
+#ifndef NS_LEAN_SOCKETS_H
+#define NS_LEAN_SOCKETS_H
+
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+
+/* The most fds one lean_poller_wait reports; Java's array may be longer. */
+#define LEAN_POLLER_MAX_EVENTS 256
+
+/* A socket address of either family, as bind and connect take it. */
+union lean_sockaddr {
+    struct sockaddr sa;
+    struct sockaddr_in v4;
+    struct sockaddr_in6 v6;
+};
+
+/* A socket address as Java holds it (SocketAddresses.java). */
+struct lean_address {
+    int family;            /* 4 or 6 */
+    uint8_t bytes[16];     /* family 4: the first 4, the rest 0 */
+    int port;
+    uint32_t scope_id;     /* family 6 only; 0 for family 4 */
+};
+
+int lean_socket(bool inet6);
+int lean_sockaddr(bool inet6_socket, const uint8_t *address, int length, int port, uint32_t scope_id,
+                  union lean_sockaddr *out, socklen_t *out_length);
+int lean_bind(int fd, const union lean_sockaddr *address, socklen_t length);
+int lean_listen(int fd, int backlog);
+int lean_accept(int fd);
+int lean_connect(int fd, const union lean_sockaddr *address, socklen_t length);
+int lean_finish_connect(int fd);
+int lean_local_address(int fd, struct lean_address *out);
+int lean_remote_address(int fd, struct lean_address *out);
+
+int lean_read(int fd, void *buffer, int length);
+int lean_write(int fd, const void *buffer, int length);
+int64_t lean_readv(int fd, const struct iovec *iovecs, int count);
+int64_t lean_writev(int fd, const struct iovec *iovecs, int count);
+
+int lean_shutdown(int fd, int how);
+int lean_close(int fd);
+int lean_poll(int fd, int events, int timeout_ms);
+int lean_available(int fd);
+int lean_send_urgent(int fd, int data);
+
+int lean_set_int_option(int fd, int level, int name, int value);
+int lean_get_int_option(int fd, int level, int name, int *value);
+int lean_set_linger(int fd, int seconds);
+int lean_get_linger(int fd, int *seconds);
+bool lean_inet6_available(void);
+
+int lean_poller_create(void);
+int lean_poller_arm(int epfd, int fd, int events);
+int lean_poller_disarm(int epfd, int fd);
+int lean_poller_wait(int epfd, int *fds, int capacity, int timeout_ms);
+
+#endif

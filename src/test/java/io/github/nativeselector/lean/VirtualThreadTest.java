@@ -1,0 +1,190 @@
+/*
+ * Copyright 2026 The native-selector Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+package io.github.nativeselector.lean;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.InputStream;
+import java.net.ServerSocket;
+import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Blocking channel operations on virtual threads (Java 21 and later; skipped before): more
+ * threads blocked at once than there are carrier threads, which only works if a blocked virtual
+ * thread lets go of its carrier, and close and interrupt of a virtual thread blocked in a channel.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+class VirtualThreadTest {
+
+    /** Many more than the carrier threads (one per processor). */
+    private static final int THREADS = Math.max(64, 8 * Runtime.getRuntime().availableProcessors());
+
+    @BeforeEach
+    void needsVirtualThreads() {
+        assumeTrue(VirtualThreads.available(), VirtualThreads.UNAVAILABLE);
+    }
+
+    @ParameterizedTest
+    @MethodSource(Impl.ALL)
+    void manyBlockedReaders(Impl impl) throws Exception {
+        List<Pair> pairs = new ArrayList<>();
+        List<BlockedCall<Integer>> readers = new ArrayList<>();
+        List<BlockedCall<Integer>> writers = new ArrayList<>();
+        try {
+            for (int i = 0; i < THREADS; i++) {
+                pairs.add(Pair.open(impl));
+            }
+            for (Pair p : pairs) {
+                readers.add(BlockedCall.start(true, () -> {
+                    ByteBuffer buf = ByteBuffer.allocate(8);
+                    p.accepted.read(buf);
+                    return (int) buf.get(0);
+                }));
+            }
+            for (int i = 0; i < THREADS; i++) {
+                readers.get(i).awaitBlockedIn(pairs.get(i).accepted);
+            }
+            for (int i = 0; i < THREADS; i++) {
+                Pair p = pairs.get(i);
+                byte value = (byte) i;
+                writers.add(BlockedCall.start(true, () -> p.client.write(ByteBuffer.wrap(new byte[] {value}))));
+            }
+            for (int i = 0; i < THREADS; i++) {
+                assertEquals(1, writers.get(i).get());
+                assertEquals((byte) i, (byte) (int) readers.get(i).get(), "reader " + i);
+            }
+        } finally {
+            closeAll(readers, writers, pairs);
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource(Impl.ALL)
+    void manyBlockedAcceptors(Impl impl) throws Exception {
+        List<ServerSocketChannel> servers = new ArrayList<>();
+        List<SocketChannel> clients = new ArrayList<>();
+        List<BlockedCall<SocketChannel>> acceptors = new ArrayList<>();
+        List<BlockedCall<Boolean>> connectors = new ArrayList<>();
+        try {
+            for (int i = 0; i < THREADS; i++) {
+                ServerSocketChannel server = impl.listen(Family.INET);
+                servers.add(server);
+                acceptors.add(BlockedCall.start(true, server::accept));
+            }
+            for (int i = 0; i < THREADS; i++) {
+                acceptors.get(i).awaitBlockedIn(servers.get(i));
+            }
+            for (ServerSocketChannel server : servers) {
+                SocketChannel client = impl.openSocket();
+                clients.add(client);
+                connectors.add(BlockedCall.start(true, () -> client.connect(server.getLocalAddress())));
+            }
+            for (int i = 0; i < THREADS; i++) {
+                assertTrue(connectors.get(i).get());
+                try (SocketChannel accepted = acceptors.get(i).get()) {
+                    assertEquals(clients.get(i).getLocalAddress(), accepted.getRemoteAddress());
+                }
+            }
+        } finally {
+            closeAll(acceptors, connectors, servers);
+            closeAll(List.of(), List.of(), clients);
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource(Impl.ALL)
+    void blockedWriterWaitsForRoom(Impl impl) throws Exception {
+        int size = 16 << 20;
+        // on a virtual thread the JDK's blocking write may return after part of the buffer
+        try (Pair p = Pair.open(impl); BlockedCall<Long> write = BlockedCall.start(true, () -> {
+            ByteBuffer src = Bytes.pattern(0, size, 40, true);
+            long total = 0;
+            while (src.hasRemaining()) {
+                int n = p.client.write(src);
+                assertTrue(n > 0, "a blocking write wrote nothing");
+                total += n;
+            }
+            return total;
+        })) {
+            write.awaitBlockedIn(p.client);
+            Bytes.readAndCheck(p.accepted, 0, size, 40, false);
+            assertEquals(size, write.get());
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource(Impl.ALL)
+    void closeEndsBlockedOperations(Impl impl) throws Exception {
+        for (BlockingTest.Op op : BlockingTest.Op.values()) {
+            BlockingTest.assertCloseEnds(impl, op, true);
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource(Impl.ALL)
+    void interruptEndsBlockedOperations(Impl impl) throws Exception {
+        for (BlockingTest.Op op : BlockingTest.Op.values()) {
+            BlockingTest.assertInterruptEnds(impl, op, true);
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource(Impl.ALL)
+    void adaptorTimeouts(Impl impl) throws Exception {
+        try (Pair p = Pair.open(impl)) {
+            p.client.socket().setSoTimeout(300);
+            p.server.socket().setSoTimeout(300);
+            InputStream in = p.client.socket().getInputStream();
+            ServerSocket ss = p.server.socket();
+            try (BlockedCall<Throwable> read = BlockedCall.start(true, () -> {
+                try {
+                    return new AssertionError("read " + in.read());
+                } catch (SocketTimeoutException e) {
+                    return e;
+                }
+            }); BlockedCall<Throwable> accept = BlockedCall.start(true, () -> {
+                try {
+                    return new AssertionError("accepted " + ss.accept());
+                } catch (SocketTimeoutException e) {
+                    return e;
+                }
+            })) {
+                assertEquals("Read timed out", read.get().getMessage());
+                assertEquals("Accept timed out", accept.get().getMessage());
+            }
+            assertTrue(p.client.isOpen());
+            p.accepted.write(ByteBuffer.wrap(new byte[] {6}));
+            try (BlockedCall<Integer> read = BlockedCall.start(true, in::read)) {
+                assertEquals(6, read.get(), "the socket still reads after a time-out");
+            }
+        }
+    }
+
+    private static void closeAll(List<? extends BlockedCall<?>> a, List<? extends BlockedCall<?>> b,
+            List<? extends AutoCloseable> resources) throws Exception {
+        for (AutoCloseable r : resources) {
+            r.close();
+        }
+        for (BlockedCall<?> call : a) {
+            call.close();
+        }
+        for (BlockedCall<?> call : b) {
+            call.close();
+        }
+    }
+}
