@@ -126,30 +126,30 @@ static bool to_sockaddr(JNIEnv *env, jboolean inet6_socket, jbyteArray address, 
 
 /* ---- results ---- */
 
-static jint read_result(JNIEnv *env, int n)
+/*
+ * A call's result of 0 or more as it is; -not_yet (0: none) as UNAVAILABLE, -EINTR as INTERRUPTED,
+ * any other -errno thrown by throw_error.
+ */
+static jint call_result(JNIEnv *env, int n, int not_yet, void (*throw_error)(JNIEnv *, int))
 {
-    if (n > 0)
+    if (n >= 0)
         return n;
-    if (n == 0)
-        return JAVA_EOF;
-    if (n == -EAGAIN)
+    if (n == -not_yet)
         return JAVA_UNAVAILABLE;
     if (n == -EINTR)
         return JAVA_INTERRUPTED;
-    throw_io_error(env, -n);
+    throw_error(env, -n);
     return 0;
+}
+
+static jint read_result(JNIEnv *env, int n)
+{
+    return n == 0 ? JAVA_EOF : call_result(env, n, EAGAIN, throw_io_error);
 }
 
 static jint write_result(JNIEnv *env, int n)
 {
-    if (n >= 0)
-        return n;
-    if (n == -EAGAIN)
-        return JAVA_UNAVAILABLE;
-    if (n == -EINTR)
-        return JAVA_INTERRUPTED;
-    throw_io_error(env, -n);
-    return 0;
+    return call_result(env, n, EAGAIN, throw_io_error);
 }
 
 /* readv and writev: counts that may pass 2 GiB, else as read_result and write_result. */
@@ -253,15 +253,7 @@ static jint JNICALL sockets_connect(JNIEnv *env, jclass cls, jint fd, jboolean i
     socklen_t length;
     if (bad_fd(env, fd) || !to_sockaddr(env, inet6_socket, address, port, scope_id, &sockaddr, &length))
         return 0;
-    int n = lean_connect(fd, &sockaddr, length);
-    if (n >= 0)
-        return n;
-    if (n == -EINPROGRESS)
-        return JAVA_UNAVAILABLE;
-    if (n == -EINTR)
-        return JAVA_INTERRUPTED;
-    throw_socket_error(env, -n);
-    return 0;
+    return call_result(env, lean_connect(fd, &sockaddr, length), EINPROGRESS, throw_socket_error);
 }
 
 static jint JNICALL sockets_finish_connect(JNIEnv *env, jclass cls, jint fd)
@@ -304,10 +296,9 @@ static jint JNICALL sockets_read(JNIEnv *env, jclass cls, jint fd, jlong address
     return read_result(env, lean_read(fd, (void *)(intptr_t)address, length));
 }
 
-static jint JNICALL sockets_read_array(JNIEnv *env, jclass cls, jint fd, jbyteArray array, jint offset,
-                                       jint length)
+/* One read into, or write from, array[offset, offset + length), pinned for the system call alone. */
+static jint array_transfer(JNIEnv *env, jint fd, jbyteArray array, jint offset, jint length, bool reading)
 {
-    (void)cls;
     if (bad_fd(env, fd) || bad_range(env, array, offset, length) || length == 0)
         return 0;
     jbyte *bytes = (*env)->GetPrimitiveArrayCritical(env, array, NULL);
@@ -315,9 +306,17 @@ static jint JNICALL sockets_read_array(JNIEnv *env, jclass cls, jint fd, jbyteAr
         throw_unless_pending(env);
         return 0;
     }
-    int n = lean_read(fd, bytes + offset, length);
-    (*env)->ReleasePrimitiveArrayCritical(env, array, bytes, 0);
-    return read_result(env, n);
+    int n = reading ? lean_read(fd, bytes + offset, length) : lean_write(fd, bytes + offset, length);
+    /* JNI_ABORT after a write: nothing changed, so a copy need not be written back. */
+    (*env)->ReleasePrimitiveArrayCritical(env, array, bytes, reading ? 0 : JNI_ABORT);
+    return reading ? read_result(env, n) : write_result(env, n);
+}
+
+static jint JNICALL sockets_read_array(JNIEnv *env, jclass cls, jint fd, jbyteArray array, jint offset,
+                                       jint length)
+{
+    (void)cls;
+    return array_transfer(env, fd, array, offset, length, true);
 }
 
 static jint JNICALL sockets_write(JNIEnv *env, jclass cls, jint fd, jlong address, jint length)
@@ -332,17 +331,7 @@ static jint JNICALL sockets_write_array(JNIEnv *env, jclass cls, jint fd, jbyteA
                                         jint length)
 {
     (void)cls;
-    if (bad_fd(env, fd) || bad_range(env, array, offset, length) || length == 0)
-        return 0;
-    jbyte *bytes = (*env)->GetPrimitiveArrayCritical(env, array, NULL);
-    if (bytes == NULL) {
-        throw_unless_pending(env);
-        return 0;
-    }
-    int n = lean_write(fd, bytes + offset, length);
-    /* JNI_ABORT: nothing changed, so a copy need not be written back. */
-    (*env)->ReleasePrimitiveArrayCritical(env, array, bytes, JNI_ABORT);
-    return write_result(env, n);
+    return array_transfer(env, fd, array, offset, length, false);
 }
 
 static bool bad_count(JNIEnv *env, jint count)
@@ -398,13 +387,7 @@ static jint JNICALL sockets_poll(JNIEnv *env, jclass cls, jint fd, jint events, 
     (void)cls;
     if (bad_fd(env, fd))
         return 0;
-    int revents = lean_poll(fd, events, timeout_ms);
-    if (revents >= 0)
-        return revents;
-    if (revents == -EINTR)
-        return JAVA_INTERRUPTED;
-    throw_socket_error(env, -revents);
-    return 0;
+    return call_result(env, lean_poll(fd, events, timeout_ms), 0, throw_socket_error);
 }
 
 static jint JNICALL sockets_available(JNIEnv *env, jclass cls, jint fd)

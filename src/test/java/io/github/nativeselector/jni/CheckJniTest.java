@@ -37,7 +37,7 @@ class CheckJniTest {
 
     @Test
     void failingAtTheFileDescriptorLimitRaisesNoJniWarning() throws Exception {
-        for (TestSelectors selectors : TestSelectors.values()) {
+        for (TestSelectors selectors : TestSelectors.all().toList()) {
             InstallChild.Result child = FdLimitTest.runProbe(CHECK_JNI, selectors);
             FdLimitTest.assertProbeSucceeded(child, selectors);
             assertNoJniComplaint(child);

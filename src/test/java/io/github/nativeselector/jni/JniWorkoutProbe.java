@@ -29,7 +29,7 @@ public final class JniWorkoutProbe {
     public static void main(String[] args) throws Exception {
         int programs = Integer.parseInt(args[0]);
         long stressMillis = Long.parseLong(args[1]);
-        for (TestSelectors selectors : TestSelectors.values()) {
+        for (TestSelectors selectors : TestSelectors.all().toList()) {
             FuzzLockstep.Tally tally = new FuzzLockstep.Tally();
             int divergent = 0;
             for (int seed = 1; seed <= programs; seed++) {

@@ -118,31 +118,23 @@ final class LeanServerSocket extends ServerSocket {
 
     @Override
     public void setSoTimeout(int timeout) throws SocketException {
-        if (!channel.isOpen()) {
-            throw new SocketException("Socket is closed");
-        }
-        if (timeout < 0) {
-            throw new IllegalArgumentException("timeout < 0");
-        }
-        this.timeout = timeout;
+        this.timeout = LeanSocket.checkedTimeout(channel, timeout);
     }
 
     @Override
     public int getSoTimeout() throws SocketException {
-        if (!channel.isOpen()) {
-            throw new SocketException("Socket is closed");
-        }
+        LeanSocket.ensureOpen(channel);
         return timeout;
     }
 
     @Override
     public void setReuseAddress(boolean on) throws SocketException {
-        set(StandardSocketOptions.SO_REUSEADDR, on);
+        LeanSocket.set(channel, StandardSocketOptions.SO_REUSEADDR, on);
     }
 
     @Override
     public boolean getReuseAddress() throws SocketException {
-        return get(StandardSocketOptions.SO_REUSEADDR);
+        return LeanSocket.get(channel, StandardSocketOptions.SO_REUSEADDR);
     }
 
     @Override
@@ -159,12 +151,12 @@ final class LeanServerSocket extends ServerSocket {
         if (size <= 0) {
             throw new IllegalArgumentException("size cannot be 0 or negative");
         }
-        set(StandardSocketOptions.SO_RCVBUF, size);
+        LeanSocket.set(channel, StandardSocketOptions.SO_RCVBUF, size);
     }
 
     @Override
     public int getReceiveBufferSize() throws SocketException {
-        return get(StandardSocketOptions.SO_RCVBUF);
+        return LeanSocket.get(channel, StandardSocketOptions.SO_RCVBUF);
     }
 
     @Override
@@ -186,22 +178,6 @@ final class LeanServerSocket extends ServerSocket {
     @Override
     public Set<SocketOption<?>> supportedOptions() {
         return channel.supportedOptions();
-    }
-
-    private <T> void set(SocketOption<T> name, T value) throws SocketException {
-        try {
-            channel.setOption(name, value);
-        } catch (IOException x) {
-            throw LeanSocket.socketException(x);
-        }
-    }
-
-    private <T> T get(SocketOption<T> name) throws SocketException {
-        try {
-            return channel.getOption(name);
-        } catch (IOException x) {
-            throw LeanSocket.socketException(x);
-        }
     }
 
     /**

@@ -10,7 +10,6 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.SocketAddress;
 import java.net.SocketOption;
-import java.net.SocketTimeoutException;
 import java.nio.channels.AlreadyBoundException;
 import java.nio.channels.AsynchronousCloseException;
 import java.nio.channels.ClosedChannelException;
@@ -53,6 +52,7 @@ final class LeanServerSocketChannel extends ServerSocketChannel implements LeanC
 
     private final int fd;
     private final boolean inet6;
+    private final SocketDescriptor descriptor;
 
     private final ReentrantLock acceptLock = new ReentrantLock();
     private final ReentrantLock stateLock = new ReentrantLock();
@@ -67,10 +67,6 @@ final class LeanServerSocketChannel extends ServerSocketChannel implements LeanC
 
     /** The thread in a blocking accept, which a close must wake and which then closes the descriptor. */
     private Thread acceptThread;
-    /** Null until asked of the kernel. */
-    private InetSocketAddress localAddress;
-    /** Created when an option is first set or read. */
-    private SocketOptionTable.Values options;
     private ServerSocket socket;
 
     LeanServerSocketChannel(SelectorProvider provider, boolean inet6) throws IOException {
@@ -86,6 +82,7 @@ final class LeanServerSocketChannel extends ServerSocketChannel implements LeanC
             throw e;
         }
         this.fd = fd;
+        this.descriptor = new SocketDescriptor(this, fd, inet6, SocketOptionTable.SERVER_SOCKET, stateLock);
     }
 
     @Override
@@ -99,14 +96,12 @@ final class LeanServerSocketChannel extends ServerSocketChannel implements LeanC
     public ServerSocketChannel bind(SocketAddress local, int backlog) throws IOException {
         stateLock.lock();
         try {
-            ensureOpen();
+            descriptor.ensureOpen();
             int s = state;
             if ((s & BOUND) != 0) {
                 throw new AlreadyBoundException();
             }
-            InetSocketAddress address = local == null ? SocketAddresses.wildcard(inet6)
-                    : SocketAddresses.check(local, inet6);
-            SocketAddresses.bind(fd, inet6, address);
+            descriptor.bind(local);
             Sockets.listen(fd, backlog < 1 ? DEFAULT_BACKLOG : backlog);
             state = s | BOUND;
         } finally {
@@ -124,7 +119,7 @@ final class LeanServerSocketChannel extends ServerSocketChannel implements LeanC
             if ((s & (PHASE | BOUND)) == (IN_USE | BOUND) && !blocking) {
                 accepted = acceptOnce();
             } else {
-                ensureOpen();
+                descriptor.ensureOpen();
                 if (!blocking) {
                     // Open and non-blocking, yet off the fast path: not bound.
                     throw new NotYetBoundException();
@@ -163,15 +158,7 @@ final class LeanServerSocketChannel extends ServerSocketChannel implements LeanC
             long start = nanos > 0 ? System.nanoTime() : 0;
             accepted = acceptOnce();
             while (accepted == Sockets.UNAVAILABLE && isOpen()) {
-                if (nanos > 0) {
-                    long remaining = nanos - (System.nanoTime() - start);
-                    if (remaining <= 0) {
-                        throw new SocketTimeoutException("Accept timed out");
-                    }
-                    ReadinessWait.await(fd, Sockets.POLLIN, remaining);
-                } else {
-                    ReadinessWait.await(fd, Sockets.POLLIN);
-                }
+                ReadinessWait.await(fd, Sockets.POLLIN, nanos, start, "Accept timed out");
                 accepted = acceptOnce();
             }
         } finally {
@@ -202,7 +189,7 @@ final class LeanServerSocketChannel extends ServerSocketChannel implements LeanC
         begin();
         stateLock.lock();
         try {
-            ensureOpen();
+            descriptor.ensureOpen();
             if ((state & BOUND) == 0) {
                 throw new NotYetBoundException();
             }
@@ -239,7 +226,7 @@ final class LeanServerSocketChannel extends ServerSocketChannel implements LeanC
     public SocketAddress getLocalAddress() throws IOException {
         stateLock.lock();
         try {
-            ensureOpen();
+            descriptor.ensureOpen();
             return knownLocalAddress();
         } finally {
             stateLock.unlock();
@@ -253,9 +240,8 @@ final class LeanServerSocketChannel extends ServerSocketChannel implements LeanC
     InetSocketAddress localAddress() {
         stateLock.lock();
         try {
-            return (state & PHASE) == CLOSED ? localAddress : knownLocalAddress();
-        } catch (IOException e) {
-            return null;
+            int s = state;
+            return descriptor.localAddressOrNull((s & PHASE) == CLOSED, (s & BOUND) != 0);
         } finally {
             stateLock.unlock();
         }
@@ -263,49 +249,23 @@ final class LeanServerSocketChannel extends ServerSocketChannel implements LeanC
 
     /** Holding stateLock, with the descriptor open: the local address, asked of the kernel once. */
     private InetSocketAddress knownLocalAddress() throws IOException {
-        if (localAddress == null && (state & BOUND) != 0) {
-            localAddress = SocketAddresses.local(fd);
-        }
-        return localAddress;
+        return descriptor.localAddress((state & BOUND) != 0);
     }
 
     @Override
     public <T> ServerSocketChannel setOption(SocketOption<T> name, T value) throws IOException {
-        SocketOptionTable.SERVER_SOCKET.checkSet(name, value);
-        stateLock.lock();
-        try {
-            ensureOpen();
-            options().set(fd, inet6, name, value);
-            return this;
-        } finally {
-            stateLock.unlock();
-        }
+        descriptor.setOption(name, value);
+        return this;
     }
 
     @Override
-    @SuppressWarnings("unchecked")
     public <T> T getOption(SocketOption<T> name) throws IOException {
-        SocketOptionTable.SERVER_SOCKET.checkGet(name);
-        stateLock.lock();
-        try {
-            ensureOpen();
-            return (T) options().get(fd, inet6, name);
-        } finally {
-            stateLock.unlock();
-        }
+        return descriptor.getOption(name);
     }
 
     @Override
     public Set<SocketOption<?>> supportedOptions() {
-        return SocketOptionTable.SERVER_SOCKET.names();
-    }
-
-    /** Holding stateLock. */
-    private SocketOptionTable.Values options() {
-        if (options == null) {
-            options = SocketOptionTable.SERVER_SOCKET.newValues();
-        }
-        return options;
+        return descriptor.supportedOptions();
     }
 
     // -- Blocking mode, adaptor, close
@@ -314,7 +274,7 @@ final class LeanServerSocketChannel extends ServerSocketChannel implements LeanC
     protected void implConfigureBlocking(boolean block) throws IOException {
         acceptLock.lock();
         try {
-            ensureOpen();
+            descriptor.ensureOpen();
             blocking = block;
         } finally {
             acceptLock.unlock();
@@ -340,7 +300,7 @@ final class LeanServerSocketChannel extends ServerSocketChannel implements LeanC
         stateLock.lock();
         try {
             if (socket != null) {
-                keepAddressForAdaptor();
+                descriptor.keepLocalAddress((state & BOUND) != 0);
             }
             state = (state & ~PHASE) | CLOSING;
             threadWaiting = acceptThread != null;
@@ -365,15 +325,6 @@ final class LeanServerSocketChannel extends ServerSocketChannel implements LeanC
             }
         } finally {
             stateLock.unlock();
-        }
-    }
-
-    /** The adaptor reports the address of a socket bound before it was closed. */
-    private void keepAddressForAdaptor() {
-        try {
-            knownLocalAddress();
-        } catch (IOException e) {
-            // What the kernel no longer knows, the adaptor reports as unknown.
         }
     }
 
@@ -408,12 +359,6 @@ final class LeanServerSocketChannel extends ServerSocketChannel implements LeanC
             tryClose();
         } catch (IOException e) {
             // The descriptor is released all the same: close(2) on Linux frees it whatever it returns.
-        }
-    }
-
-    private void ensureOpen() throws ClosedChannelException {
-        if (!isOpen()) {
-            throw new ClosedChannelException();
         }
     }
 

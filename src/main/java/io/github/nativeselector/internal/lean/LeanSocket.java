@@ -19,7 +19,9 @@ import java.net.StandardSocketOptions;
 import java.net.UnknownHostException;
 import java.nio.channels.AlreadyBoundException;
 import java.nio.channels.AlreadyConnectedException;
+import java.nio.channels.Channel;
 import java.nio.channels.ClosedChannelException;
+import java.nio.channels.NetworkChannel;
 import java.nio.channels.NotYetBoundException;
 import java.nio.channels.NotYetConnectedException;
 import java.nio.channels.SocketChannel;
@@ -81,9 +83,7 @@ final class LeanSocket extends Socket {
      * for any failed connect; a closed or connected socket says so first.
      */
     private UnknownHostException unresolved(InetSocketAddress remote) throws IOException {
-        if (!channel.isOpen()) {
-            throw new SocketException("Socket is closed");
-        }
+        ensureOpen(channel);
         if (channel.isConnected()) {
             throw new SocketException("Already connected");
         }
@@ -147,9 +147,7 @@ final class LeanSocket extends Socket {
 
     @Override
     public InputStream getInputStream() throws IOException {
-        if (!channel.isOpen()) {
-            throw new SocketException("Socket is closed");
-        }
+        ensureOpen(channel);
         if (!channel.isConnected()) {
             throw new SocketException("Socket is not connected");
         }
@@ -161,9 +159,7 @@ final class LeanSocket extends Socket {
 
     @Override
     public OutputStream getOutputStream() throws IOException {
-        if (!channel.isOpen()) {
-            throw new SocketException("Socket is closed");
-        }
+        ensureOpen(channel);
         if (!channel.isConnected()) {
             throw new SocketException("Socket is not connected");
         }
@@ -175,22 +171,22 @@ final class LeanSocket extends Socket {
 
     @Override
     public void setTcpNoDelay(boolean on) throws SocketException {
-        set(StandardSocketOptions.TCP_NODELAY, on);
+        set(channel, StandardSocketOptions.TCP_NODELAY, on);
     }
 
     @Override
     public boolean getTcpNoDelay() throws SocketException {
-        return get(StandardSocketOptions.TCP_NODELAY);
+        return get(channel, StandardSocketOptions.TCP_NODELAY);
     }
 
     @Override
     public void setSoLinger(boolean on, int linger) throws SocketException {
-        set(StandardSocketOptions.SO_LINGER, on ? linger : -1);
+        set(channel, StandardSocketOptions.SO_LINGER, on ? linger : -1);
     }
 
     @Override
     public int getSoLinger() throws SocketException {
-        return get(StandardSocketOptions.SO_LINGER);
+        return get(channel, StandardSocketOptions.SO_LINGER);
     }
 
     @Override
@@ -200,30 +196,22 @@ final class LeanSocket extends Socket {
 
     @Override
     public void setOOBInline(boolean on) throws SocketException {
-        set(SocketOptionTable.SO_OOBINLINE, on);
+        set(channel, SocketOptionTable.SO_OOBINLINE, on);
     }
 
     @Override
     public boolean getOOBInline() throws SocketException {
-        return get(SocketOptionTable.SO_OOBINLINE);
+        return get(channel, SocketOptionTable.SO_OOBINLINE);
     }
 
     @Override
     public void setSoTimeout(int timeout) throws SocketException {
-        if (!channel.isOpen()) {
-            throw new SocketException("Socket is closed");
-        }
-        if (timeout < 0) {
-            throw new IllegalArgumentException("timeout < 0");
-        }
-        this.timeout = timeout;
+        this.timeout = checkedTimeout(channel, timeout);
     }
 
     @Override
     public int getSoTimeout() throws SocketException {
-        if (!channel.isOpen()) {
-            throw new SocketException("Socket is closed");
-        }
+        ensureOpen(channel);
         return timeout;
     }
 
@@ -233,12 +221,12 @@ final class LeanSocket extends Socket {
         if (size <= 0) {
             throw new IllegalArgumentException("Invalid send size");
         }
-        set(StandardSocketOptions.SO_SNDBUF, size);
+        set(channel, StandardSocketOptions.SO_SNDBUF, size);
     }
 
     @Override
     public int getSendBufferSize() throws SocketException {
-        return get(StandardSocketOptions.SO_SNDBUF);
+        return get(channel, StandardSocketOptions.SO_SNDBUF);
     }
 
     @Override
@@ -246,42 +234,42 @@ final class LeanSocket extends Socket {
         if (size <= 0) {
             throw new IllegalArgumentException("Invalid receive size");
         }
-        set(StandardSocketOptions.SO_RCVBUF, size);
+        set(channel, StandardSocketOptions.SO_RCVBUF, size);
     }
 
     @Override
     public int getReceiveBufferSize() throws SocketException {
-        return get(StandardSocketOptions.SO_RCVBUF);
+        return get(channel, StandardSocketOptions.SO_RCVBUF);
     }
 
     @Override
     public void setKeepAlive(boolean on) throws SocketException {
-        set(StandardSocketOptions.SO_KEEPALIVE, on);
+        set(channel, StandardSocketOptions.SO_KEEPALIVE, on);
     }
 
     @Override
     public boolean getKeepAlive() throws SocketException {
-        return get(StandardSocketOptions.SO_KEEPALIVE);
+        return get(channel, StandardSocketOptions.SO_KEEPALIVE);
     }
 
     @Override
     public void setTrafficClass(int tc) throws SocketException {
-        set(StandardSocketOptions.IP_TOS, tc);
+        set(channel, StandardSocketOptions.IP_TOS, tc);
     }
 
     @Override
     public int getTrafficClass() throws SocketException {
-        return get(StandardSocketOptions.IP_TOS);
+        return get(channel, StandardSocketOptions.IP_TOS);
     }
 
     @Override
     public void setReuseAddress(boolean on) throws SocketException {
-        set(StandardSocketOptions.SO_REUSEADDR, on);
+        set(channel, StandardSocketOptions.SO_REUSEADDR, on);
     }
 
     @Override
     public boolean getReuseAddress() throws SocketException {
-        return get(StandardSocketOptions.SO_REUSEADDR);
+        return get(channel, StandardSocketOptions.SO_REUSEADDR);
     }
 
     @Override
@@ -362,7 +350,27 @@ final class LeanSocket extends Socket {
         return channel.supportedOptions();
     }
 
-    private <T> void set(SocketOption<T> name, T value) throws SocketException {
+    /** SocketException("Socket is closed") once {@code channel} is, as Socket and ServerSocket throw it. */
+    static void ensureOpen(Channel channel) throws SocketException {
+        if (!channel.isOpen()) {
+            throw new SocketException("Socket is closed");
+        }
+    }
+
+    /** A new SO_TIMEOUT for Socket or ServerSocket, checked as they check it. */
+    static int checkedTimeout(Channel channel, int timeout) throws SocketException {
+        ensureOpen(channel);
+        if (timeout < 0) {
+            throw new IllegalArgumentException("timeout < 0");
+        }
+        return timeout;
+    }
+
+    /**
+     * Sets an option of {@code channel} for a setter of Socket or ServerSocket, which declare
+     * SocketException alone.
+     */
+    static <T> void set(NetworkChannel channel, SocketOption<T> name, T value) throws SocketException {
         try {
             channel.setOption(name, value);
         } catch (IOException x) {
@@ -370,7 +378,8 @@ final class LeanSocket extends Socket {
         }
     }
 
-    private <T> T get(SocketOption<T> name) throws SocketException {
+    /** Reads an option of {@code channel} for a getter of Socket or ServerSocket, as {@link #set} does. */
+    static <T> T get(NetworkChannel channel, SocketOption<T> name) throws SocketException {
         try {
             return channel.getOption(name);
         } catch (IOException x) {

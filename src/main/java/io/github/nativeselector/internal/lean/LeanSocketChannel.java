@@ -12,7 +12,6 @@ import java.net.Socket;
 import java.net.SocketAddress;
 import java.net.SocketException;
 import java.net.SocketOption;
-import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.channels.AlreadyBoundException;
 import java.nio.channels.AlreadyConnectedException;
@@ -78,6 +77,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
 
     private final int fd;
     private final boolean inet6;
+    private final SocketDescriptor descriptor;
 
     private final ReentrantLock readLock = new ReentrantLock();
     private final ReentrantLock writeLock = new ReentrantLock();
@@ -101,11 +101,8 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
     /** The threads in a blocking operation, which a close must wake and which then close the descriptor. */
     private Thread readerThread;
     private Thread writerThread;
-    /** Null until asked of the kernel (or, for the remote one, given to connect). */
-    private InetSocketAddress localAddress;
+    /** Null until asked of the kernel or given to connect. */
     private InetSocketAddress remoteAddress;
-    /** Created when an option is first set or read. */
-    private SocketOptionTable.Values options;
     private Socket socket;
 
     /** A new, unconnected socket. */
@@ -113,6 +110,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         super(provider);
         this.inet6 = inet6;
         this.fd = Sockets.socket(inet6);
+        this.descriptor = new SocketDescriptor(this, fd, inet6, SocketOptionTable.SOCKET, stateLock);
     }
 
     /** An accepted connection on {@code fd}, non-blocking in the kernel as accept4 made it. */
@@ -120,6 +118,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         super(provider);
         this.inet6 = inet6;
         this.fd = fd;
+        this.descriptor = new SocketDescriptor(this, fd, inet6, SocketOptionTable.SOCKET, stateLock);
         this.state = CONNECTED;
     }
 
@@ -153,10 +152,10 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         try {
             int s = state;
             if ((s & (PHASE | INPUT_SHUT)) == CONNECTED && !blocking && !connectionReset) {
-                long n = readOnce(dsts, offset, length);
+                long n = transferOnce(dsts, offset, length, true);
                 return n > 0 || n == Sockets.EOF ? n : nothingRead();
             }
-            return readOtherwise(s, () -> readOnce(dsts, offset, length));
+            return readOtherwise(s, () -> transferOnce(dsts, offset, length, true));
         } finally {
             readLock.unlock();
         }
@@ -196,19 +195,11 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
             long start = nanos > 0 ? System.nanoTime() : 0;
             n = read.attempt();
             while (n == Sockets.UNAVAILABLE && isOpen()) {
-                if (nanos > 0) {
-                    long remaining = nanos - (System.nanoTime() - start);
-                    if (remaining <= 0) {
-                        throw new SocketTimeoutException("Read timed out");
-                    }
-                    ReadinessWait.await(fd, Sockets.POLLIN, remaining);
-                } else {
-                    ReadinessWait.await(fd, Sockets.POLLIN);
-                }
+                ReadinessWait.await(fd, Sockets.POLLIN, nanos, start, "Read timed out");
                 n = read.attempt();
             }
         } finally {
-            endRead(n > 0);
+            endBlocking(true, n > 0);
             // As the JDK: a read that the input's shutdown ended gives end of stream.
             if (n <= 0 && (state & INPUT_SHUT) != 0) {
                 return Sockets.EOF;
@@ -240,67 +231,6 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
             dst.position(position + n);
         }
         return n;
-    }
-
-    /**
-     * One scattering read: with readv when every buffer with room is direct; otherwise buffer by
-     * buffer, stopping at the first that is not filled.
-     */
-    private long readOnce(ByteBuffer[] dsts, int offset, int length) throws IOException {
-        int withRoom = 0;
-        boolean allDirect = true;
-        for (int i = offset; i < offset + length; i++) {
-            ByteBuffer dst = dsts[i];
-            if (dst.isReadOnly()) {
-                throw new IllegalArgumentException("Read-only buffer");
-            }
-            if (dst.hasRemaining()) {
-                withRoom++;
-                allDirect &= dst.isDirect();
-            }
-        }
-        if (withRoom == 0) {
-            return 0;
-        }
-        if (withRoom == 1 || !allDirect) {
-            return readEach(dsts, offset, length);
-        }
-        IoVectors vectors = readVectors = IoVectors.atLeast(readVectors, withRoom);
-        int count = vectors.fill(dsts, offset, length);
-        if (count < 0) {
-            return readEach(dsts, offset, length);
-        }
-        long n;
-        try {
-            do {
-                n = Sockets.readv(fd, vectors.address(), count);
-            } while (n == Sockets.INTERRUPTED);
-        } catch (SocketException e) {
-            throw reset(e);
-        }
-        if (n > 0) {
-            IoVectors.advance(dsts, offset, length, n);
-        }
-        return n;
-    }
-
-    private long readEach(ByteBuffer[] dsts, int offset, int length) throws IOException {
-        long total = 0;
-        for (int i = offset; i < offset + length; i++) {
-            int remaining = dsts[i].remaining();
-            if (remaining == 0) {
-                continue;
-            }
-            int n = readOnce(dsts[i]);
-            if (n <= 0) {
-                return total > 0 ? total : n;
-            }
-            total += n;
-            if (n < remaining) {
-                break;
-            }
-        }
-        return total;
     }
 
     private int readAt(long address, int length) throws IOException {
@@ -378,10 +308,10 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         try {
             int s = state;
             if ((s & (PHASE | OUTPUT_SHUT)) == CONNECTED && !blocking) {
-                long n = writeOnce(srcs, offset, length);
+                long n = transferOnce(srcs, offset, length, false);
                 return n > 0 ? n : nothingWritten();
             }
-            return writeOtherwise(s, () -> writeOnce(srcs, offset, length));
+            return writeOtherwise(s, () -> transferOnce(srcs, offset, length, false));
         } finally {
             writeLock.unlock();
         }
@@ -434,7 +364,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
                 }
             }
         } finally {
-            endWrite(written > 0);
+            endBlocking(false, written > 0);
             if (written <= 0 && (state & OUTPUT_SHUT) != 0) {
                 throw new AsynchronousCloseException();
             }
@@ -467,48 +397,50 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
     }
 
     /**
-     * One gathering write: with writev when every buffer with bytes left is direct; otherwise
-     * buffer by buffer, stopping at the first not written whole.
+     * One scattering read ({@code reading}) or gathering write: with readv or writev when every
+     * buffer with bytes to move is direct; otherwise buffer by buffer, stopping at the first not
+     * moved whole. The caller holds the direction's lock, which guards its IoVectors.
      */
-    private long writeOnce(ByteBuffer[] srcs, int offset, int length) throws IOException {
+    private long transferOnce(ByteBuffer[] buffers, int offset, int length, boolean reading) throws IOException {
         int withBytes = 0;
         boolean allDirect = true;
         for (int i = offset; i < offset + length; i++) {
-            ByteBuffer src = srcs[i];
-            if (src.hasRemaining()) {
+            ByteBuffer buffer = buffers[i];
+            if (reading && buffer.isReadOnly()) {
+                throw new IllegalArgumentException("Read-only buffer");
+            }
+            if (buffer.hasRemaining()) {
                 withBytes++;
-                allDirect &= src.isDirect();
+                allDirect &= buffer.isDirect();
             }
         }
         if (withBytes == 0) {
             return 0;
         }
         if (withBytes == 1 || !allDirect) {
-            return writeEach(srcs, offset, length);
+            return transferEach(buffers, offset, length, reading);
         }
-        IoVectors vectors = writeVectors = IoVectors.atLeast(writeVectors, withBytes);
-        int count = vectors.fill(srcs, offset, length);
+        IoVectors vectors = reading ? (readVectors = IoVectors.atLeast(readVectors, withBytes))
+                : (writeVectors = IoVectors.atLeast(writeVectors, withBytes));
+        int count = vectors.fill(buffers, offset, length);
         if (count < 0) {
-            return writeEach(srcs, offset, length);
+            return transferEach(buffers, offset, length, reading);
         }
-        long n;
-        do {
-            n = Sockets.writev(fd, vectors.address(), count);
-        } while (n == Sockets.INTERRUPTED);
+        long n = reading ? readv(vectors.address(), count) : writev(vectors.address(), count);
         if (n > 0) {
-            IoVectors.advance(srcs, offset, length, n);
+            IoVectors.advance(buffers, offset, length, n);
         }
         return n;
     }
 
-    private long writeEach(ByteBuffer[] srcs, int offset, int length) throws IOException {
+    private long transferEach(ByteBuffer[] buffers, int offset, int length, boolean reading) throws IOException {
         long total = 0;
         for (int i = offset; i < offset + length; i++) {
-            int remaining = srcs[i].remaining();
+            int remaining = buffers[i].remaining();
             if (remaining == 0) {
                 continue;
             }
-            int n = writeOnce(srcs[i]);
+            int n = reading ? readOnce(buffers[i]) : writeOnce(buffers[i]);
             if (n <= 0) {
                 return total > 0 ? total : n;
             }
@@ -518,6 +450,26 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
             }
         }
         return total;
+    }
+
+    private long readv(long iovecs, int count) throws IOException {
+        try {
+            long n;
+            do {
+                n = Sockets.readv(fd, iovecs, count);
+            } while (n == Sockets.INTERRUPTED);
+            return n;
+        } catch (SocketException e) {
+            throw reset(e);
+        }
+    }
+
+    private long writev(long iovecs, int count) throws IOException {
+        long n;
+        do {
+            n = Sockets.writev(fd, iovecs, count);
+        } while (n == Sockets.INTERRUPTED);
+        return n;
     }
 
     private int writeAt(long address, int length) throws IOException {
@@ -542,17 +494,25 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         begin();
         stateLock.lock();
         try {
-            ensureOpen();
+            descriptor.ensureOpen();
             readerThread = Thread.currentThread();
         } finally {
             stateLock.unlock();
         }
     }
 
-    private void endRead(boolean completed) throws AsynchronousCloseException {
+    /**
+     * Ends what beginRead ({@code reader}) or beginWrite began; the thread, the last to leave a
+     * closing channel, may close the descriptor.
+     */
+    private void endBlocking(boolean reader, boolean completed) throws AsynchronousCloseException {
         stateLock.lock();
         try {
-            readerThread = null;
+            if (reader) {
+                readerThread = null;
+            } else {
+                writerThread = null;
+            }
             if ((state & PHASE) == CLOSING) {
                 tryFinishClose();
             }
@@ -566,7 +526,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         begin();
         stateLock.lock();
         try {
-            ensureOpen();
+            descriptor.ensureOpen();
             if ((state & OUTPUT_SHUT) != 0) {
                 throw new ClosedChannelException();
             }
@@ -576,83 +536,36 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         }
     }
 
-    private void endWrite(boolean completed) throws AsynchronousCloseException {
-        stateLock.lock();
-        try {
-            writerThread = null;
-            if ((state & PHASE) == CLOSING) {
-                tryFinishClose();
-            }
-        } finally {
-            stateLock.unlock();
-        }
-        end(completed);
-    }
 
     // -- Connecting and binding
 
     @Override
     public boolean connect(SocketAddress remote) throws IOException {
         InetSocketAddress address = SocketAddresses.checkRemote(remote, inet6);
-        try {
-            readLock.lock();
-            try {
-                writeLock.lock();
-                try {
-                    ensureOpen();
-                    boolean blocking = this.blocking;
-                    boolean connected = false;
-                    try {
-                        beginConnect(blocking, address);
-                        connected = SocketAddresses.connect(fd, inet6, address) > 0 || (blocking && awaitConnected(0));
-                    } finally {
-                        endConnect(blocking, connected);
-                    }
-                    return connected;
-                } finally {
-                    writeLock.unlock();
-                }
-            } finally {
-                readLock.unlock();
-            }
-        } catch (IOException e) {
-            // A connect that failed leaves the channel closed, as the JDK's does.
-            close();
-            throw e;
-        }
+        return connecting(() -> {
+            descriptor.ensureOpen();
+            return connect(address, blocking, 0);
+        });
     }
 
     @Override
     public boolean finishConnect() throws IOException {
-        try {
-            readLock.lock();
-            try {
-                writeLock.lock();
-                try {
-                    if (isConnected()) {
-                        return true;
-                    }
-                    ensureOpen();
-                    boolean blocking = this.blocking;
-                    boolean connected = false;
-                    try {
-                        beginFinishConnect(blocking);
-                        connected = Sockets.finishConnect(fd) > 0 || (blocking && awaitConnected(0));
-                        connected = connected && isOpen();
-                    } finally {
-                        endConnect(blocking, connected);
-                    }
-                    return connected;
-                } finally {
-                    writeLock.unlock();
-                }
-            } finally {
-                readLock.unlock();
+        return connecting(() -> {
+            if (isConnected()) {
+                return true;
             }
-        } catch (IOException e) {
-            close();
-            throw e;
-        }
+            descriptor.ensureOpen();
+            boolean blocking = this.blocking;
+            boolean connected = false;
+            try {
+                beginFinishConnect(blocking);
+                connected = Sockets.finishConnect(fd) > 0 || (blocking && awaitConnected(0));
+                connected = connected && isOpen();
+            } finally {
+                endConnect(blocking, connected);
+            }
+            return connected;
+        });
     }
 
     /**
@@ -661,21 +574,25 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
      */
     void blockingConnect(SocketAddress remote, long nanos) throws IOException {
         InetSocketAddress address = SocketAddresses.checkRemote(remote, inet6);
+        connecting(() -> {
+            if (!blocking) {
+                throw new IllegalBlockingModeException();
+            }
+            return connect(address, true, nanos);
+        });
+    }
+
+    /**
+     * Runs a step of connecting holding both I/O locks, read first; a step that fails closes the
+     * channel, as a failed connect leaves the JDK's closed.
+     */
+    private boolean connecting(ConnectStep step) throws IOException {
         try {
             readLock.lock();
             try {
                 writeLock.lock();
                 try {
-                    if (!blocking) {
-                        throw new IllegalBlockingModeException();
-                    }
-                    boolean connected = false;
-                    try {
-                        beginConnect(true, address);
-                        connected = SocketAddresses.connect(fd, inet6, address) > 0 || awaitConnected(nanos);
-                    } finally {
-                        endConnect(true, connected);
-                    }
+                    return step.run();
                 } finally {
                     writeLock.unlock();
                 }
@@ -688,20 +605,24 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         }
     }
 
+    /** Holding both I/O locks: connects, waiting in blocking mode for at most {@code nanos} when more than 0. */
+    private boolean connect(InetSocketAddress address, boolean blocking, long nanos) throws IOException {
+        boolean connected = false;
+        try {
+            beginConnect(blocking, address);
+            connected = SocketAddresses.connect(fd, inet6, address) > 0 || (blocking && awaitConnected(nanos));
+        } finally {
+            endConnect(blocking, connected);
+        }
+        return connected;
+    }
+
     /** Waits for a pending connect to finish, for at most {@code nanos} when more than 0: whether it did. */
     private boolean awaitConnected(long nanos) throws IOException {
         long start = System.nanoTime();
         boolean connected = false;
         while (!connected && isOpen()) {
-            if (nanos > 0) {
-                long remaining = nanos - (System.nanoTime() - start);
-                if (remaining <= 0) {
-                    throw new SocketTimeoutException("Connect timed out");
-                }
-                ReadinessWait.await(fd, Sockets.POLLOUT, remaining);
-            } else {
-                ReadinessWait.await(fd, Sockets.POLLOUT);
-            }
+            ReadinessWait.await(fd, Sockets.POLLOUT, nanos, start, "Connect timed out");
             connected = Sockets.finishConnect(fd) > 0;
         }
         return connected && isOpen();
@@ -713,7 +634,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         }
         stateLock.lock();
         try {
-            ensureOpen();
+            descriptor.ensureOpen();
             int s = state;
             if ((s & PHASE) == CONNECTED) {
                 throw new AlreadyConnectedException();
@@ -737,7 +658,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         }
         stateLock.lock();
         try {
-            ensureOpen();
+            descriptor.ensureOpen();
             if ((state & PHASE) != PENDING) {
                 throw new NoConnectionPendingException();
             }
@@ -751,7 +672,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
 
     private void endConnect(boolean blocking, boolean completed) throws AsynchronousCloseException {
         if (blocking) {
-            endRead(completed);
+            endBlocking(true, completed);
         }
         if (completed) {
             stateLock.lock();
@@ -759,8 +680,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
                 int s = state;
                 if ((s & PHASE) == PENDING) {
                     state = (s & ~PHASE) | CONNECTED;
-                    // Bound to a wildcard before, the socket now has a definite address.
-                    localAddress = null;
+                    descriptor.forgetLocalAddress();
                 }
             } finally {
                 stateLock.unlock();
@@ -776,7 +696,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
             try {
                 stateLock.lock();
                 try {
-                    ensureOpen();
+                    descriptor.ensureOpen();
                     int s = state;
                     if ((s & PHASE) == PENDING) {
                         throw new ConnectionPendingException();
@@ -784,9 +704,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
                     if ((s & BOUND) != 0 || (s & PHASE) == CONNECTED) {
                         throw new AlreadyBoundException();
                     }
-                    InetSocketAddress address = local == null ? SocketAddresses.wildcard(inet6)
-                            : SocketAddresses.check(local, inet6);
-                    SocketAddresses.bind(fd, inet6, address);
+                    descriptor.bind(local);
                     state = s | BOUND;
                 } finally {
                     stateLock.unlock();
@@ -816,7 +734,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
     public SocketAddress getLocalAddress() throws IOException {
         stateLock.lock();
         try {
-            ensureOpen();
+            descriptor.ensureOpen();
             return knownLocalAddress();
         } finally {
             stateLock.unlock();
@@ -827,7 +745,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
     public SocketAddress getRemoteAddress() throws IOException {
         stateLock.lock();
         try {
-            ensureOpen();
+            descriptor.ensureOpen();
             return knownRemoteAddress();
         } finally {
             stateLock.unlock();
@@ -841,9 +759,8 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
     InetSocketAddress localAddress() {
         stateLock.lock();
         try {
-            return (state & PHASE) == CLOSED ? localAddress : knownLocalAddress();
-        } catch (IOException e) {
-            return null;
+            int s = state;
+            return descriptor.localAddressOrNull((s & PHASE) == CLOSED, bound(s));
         } finally {
             stateLock.unlock();
         }
@@ -866,11 +783,12 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
 
     /** Holding stateLock, with the descriptor open: the local address, asked of the kernel once. */
     private InetSocketAddress knownLocalAddress() throws IOException {
-        int s = state;
-        if (localAddress == null && ((s & BOUND) != 0 || (s & PHASE) == CONNECTED)) {
-            localAddress = SocketAddresses.local(fd);
-        }
-        return localAddress;
+        return descriptor.localAddress(bound(state));
+    }
+
+    /** Whether the socket has a local address: bound, or given one by connecting. */
+    private static boolean bound(int s) {
+        return (s & BOUND) != 0 || (s & PHASE) == CONNECTED;
     }
 
     /** Holding stateLock, with the descriptor open: the remote address, asked of the kernel once. */
@@ -899,7 +817,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
     private void shutdown(int flag, int how) throws IOException {
         stateLock.lock();
         try {
-            ensureOpen();
+            descriptor.ensureOpen();
             int s = state;
             if ((s & PHASE) != CONNECTED) {
                 throw new NotYetConnectedException();
@@ -966,7 +884,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
                 sent = true;
             } finally {
                 if (blocking) {
-                    endWrite(sent);
+                    endBlocking(false, sent);
                 }
                 if (!sent && (state & OUTPUT_SHUT) != 0) {
                     throw new AsynchronousCloseException();
@@ -1023,7 +941,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
                     }
                 }
             } finally {
-                endWrite(position >= end);
+                endBlocking(false, position >= end);
             }
         } finally {
             writeLock.unlock();
@@ -1034,41 +952,18 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
 
     @Override
     public <T> SocketChannel setOption(SocketOption<T> name, T value) throws IOException {
-        SocketOptionTable.SOCKET.checkSet(name, value);
-        stateLock.lock();
-        try {
-            ensureOpen();
-            options().set(fd, inet6, name, value);
-            return this;
-        } finally {
-            stateLock.unlock();
-        }
+        descriptor.setOption(name, value);
+        return this;
     }
 
     @Override
-    @SuppressWarnings("unchecked")
     public <T> T getOption(SocketOption<T> name) throws IOException {
-        SocketOptionTable.SOCKET.checkGet(name);
-        stateLock.lock();
-        try {
-            ensureOpen();
-            return (T) options().get(fd, inet6, name);
-        } finally {
-            stateLock.unlock();
-        }
+        return descriptor.getOption(name);
     }
 
     @Override
     public Set<SocketOption<?>> supportedOptions() {
-        return SocketOptionTable.SOCKET.names();
-    }
-
-    /** Holding stateLock. */
-    private SocketOptionTable.Values options() {
-        if (options == null) {
-            options = SocketOptionTable.SOCKET.newValues();
-        }
-        return options;
+        return descriptor.supportedOptions();
     }
 
     // -- Blocking mode, adaptor, close
@@ -1079,7 +974,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         try {
             writeLock.lock();
             try {
-                ensureOpen();
+                descriptor.ensureOpen();
                 blocking = block;
             } finally {
                 writeLock.unlock();
@@ -1120,7 +1015,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
             int s = state;
             connected = (s & PHASE) == CONNECTED;
             if (socket != null) {
-                keepAddressesForAdaptor();
+                keepAddressesForAdaptor(s);
             }
             state = (s & ~PHASE) | CLOSING;
             threadsWaiting = readerThread != null || writerThread != null;
@@ -1151,9 +1046,9 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
     }
 
     /** The adaptor reports the addresses of a socket bound or connected before it was closed. */
-    private void keepAddressesForAdaptor() {
+    private void keepAddressesForAdaptor(int s) {
+        descriptor.keepLocalAddress(bound(s));
         try {
-            knownLocalAddress();
             knownRemoteAddress();
         } catch (IOException e) {
             // What the kernel no longer knows, the adaptor reports as unknown.
@@ -1167,7 +1062,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
      * the connection, so the output is left alone.
      */
     private void shutdownOutputUntilKilled() {
-        int linger = options == null ? -1 : options.linger();
+        int linger = descriptor.linger();
         try {
             if (linger > 0) {
                 Sockets.setLinger(fd, -1);
@@ -1217,12 +1112,6 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
     }
 
     // -- State checks
-
-    private void ensureOpen() throws ClosedChannelException {
-        if (!isOpen()) {
-            throw new ClosedChannelException();
-        }
-    }
 
     /** NotYetConnectedException before the connection, ClosedChannelException once closing. */
     private static void checkOpenAndConnected(int s) throws ClosedChannelException {
@@ -1298,6 +1187,12 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
     @FunctionalInterface
     private interface Transfer {
         long attempt() throws IOException;
+    }
+
+    /** A step of connecting, run by {@link #connecting}: whether the channel is connected. */
+    @FunctionalInterface
+    private interface ConnectStep {
+        boolean run() throws IOException;
     }
 
     /**

@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
+import java.net.SocketTimeoutException;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -36,12 +37,24 @@ final class ReadinessWait {
         }
     }
 
-    /** Waits at most {@code nanos} (more than 0) until {@code fd} may be ready for {@code events}. */
-    static void await(int fd, int events, long nanos) throws IOException {
+    /**
+     * Waits until {@code fd} may be ready for {@code events}: without a time limit when
+     * {@code nanos} is 0 or less, else for what is left of {@code nanos} since {@code start}
+     * (System.nanoTime), failing with SocketTimeoutException({@code timeoutMessage}) once none is.
+     */
+    static void await(int fd, int events, long nanos, long start, String timeoutMessage) throws IOException {
+        if (nanos <= 0) {
+            await(fd, events);
+            return;
+        }
+        long remaining = nanos - (System.nanoTime() - start);
+        if (remaining <= 0) {
+            throw new SocketTimeoutException(timeoutMessage);
+        }
         if (onVirtualThread()) {
-            VirtualThreadPoller.get().await(fd, events, nanos);
+            VirtualThreadPoller.get().await(fd, events, remaining);
         } else {
-            Sockets.poll(fd, events, roundUpToMillis(nanos));
+            Sockets.poll(fd, events, roundUpToMillis(remaining));
         }
     }
 

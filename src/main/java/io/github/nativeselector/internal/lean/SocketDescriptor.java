@@ -1,0 +1,134 @@
+/*
+ * Copyright 2026 The native-selector Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+package io.github.nativeselector.internal.lean;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.SocketOption;
+import java.nio.channels.Channel;
+import java.nio.channels.ClosedChannelException;
+import java.util.Set;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * What {@link LeanSocketChannel} and {@link LeanServerSocketChannel} share about their socket:
+ * its options, its local address once known, binding, and the check that the channel is open.
+ * The two extend different JDK classes, so each holds one of these rather than inherit it.
+ *
+ * <p>Locking: the owner's stateLock, given here, guards {@code options} and {@code localAddress}.
+ * setOption and getOption take it; every other method is called holding it.
+ */
+final class SocketDescriptor {
+
+    private final Channel owner;
+    private final int fd;
+    private final boolean inet6;
+    private final SocketOptionTable table;
+    private final ReentrantLock stateLock;
+
+    /** Created when an option is first set or read. */
+    private SocketOptionTable.Values options;
+    /** Null until asked of the kernel. */
+    private InetSocketAddress localAddress;
+
+    SocketDescriptor(Channel owner, int fd, boolean inet6, SocketOptionTable table, ReentrantLock stateLock) {
+        this.owner = owner;
+        this.fd = fd;
+        this.inet6 = inet6;
+        this.table = table;
+        this.stateLock = stateLock;
+    }
+
+    void ensureOpen() throws ClosedChannelException {
+        if (!owner.isOpen()) {
+            throw new ClosedChannelException();
+        }
+    }
+
+    // -- Options
+
+    <T> void setOption(SocketOption<T> name, T value) throws IOException {
+        table.checkSet(name, value);
+        stateLock.lock();
+        try {
+            ensureOpen();
+            options().set(fd, inet6, name, value);
+        } finally {
+            stateLock.unlock();
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    <T> T getOption(SocketOption<T> name) throws IOException {
+        table.checkGet(name);
+        stateLock.lock();
+        try {
+            ensureOpen();
+            return (T) options().get(fd, inet6, name);
+        } finally {
+            stateLock.unlock();
+        }
+    }
+
+    Set<SocketOption<?>> supportedOptions() {
+        return table.names();
+    }
+
+    /** SO_LINGER in seconds, -1 when off, as every socket starts. */
+    int linger() {
+        return options == null ? -1 : options.linger();
+    }
+
+    private SocketOptionTable.Values options() {
+        if (options == null) {
+            options = table.newValues();
+        }
+        return options;
+    }
+
+    // -- Binding and the local address
+
+    /** Binds to {@code local}, or to the wildcard address of the socket's family when null. */
+    void bind(SocketAddress local) throws IOException {
+        InetSocketAddress address = local == null ? SocketAddresses.wildcard(inet6)
+                : SocketAddresses.check(local, inet6);
+        SocketAddresses.bind(fd, inet6, address);
+    }
+
+    /** With the descriptor open: the local address once {@code bound}, asked of the kernel once. */
+    InetSocketAddress localAddress(boolean bound) throws IOException {
+        if (localAddress == null && bound) {
+            localAddress = SocketAddresses.local(fd);
+        }
+        return localAddress;
+    }
+
+    /**
+     * For the adaptor: the local address, or null when unbound, closed before it was known, or no
+     * longer known.
+     */
+    InetSocketAddress localAddressOrNull(boolean closed, boolean bound) {
+        try {
+            return closed ? localAddress : localAddress(bound);
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    /**
+     * Closing with an adaptor, which reports the address of a socket bound before it was closed:
+     * the address asked of the kernel while it still has it.
+     */
+    void keepLocalAddress(boolean bound) {
+        localAddressOrNull(false, bound);
+    }
+
+    /** Bound to a wildcard address before, the socket now has a definite one, asked for when wanted. */
+    void forgetLocalAddress() {
+        localAddress = null;
+    }
+}
