@@ -40,22 +40,29 @@ static jint find_buffer_segment_field(JNIEnv *env)
     return JNI_OK;
 }
 
-static jlong JNICALL off_heap_address(JNIEnv *env, jclass cls, jobject buffer)
+void *ns_direct_memory(JNIEnv *env, jobject buffer, jlong *capacity)
 {
-    (void)cls;
-    void *address = (*env)->GetDirectBufferAddress(env, buffer);
+    void *address = buffer != NULL ? (*env)->GetDirectBufferAddress(env, buffer) : NULL;
     if (address == NULL) {
         ns_throw(env, "java/lang/IllegalArgumentException", "not a direct buffer");
-        return 0;
+        return NULL;
     }
     if (buffer_segment != NULL) {
         jobject segment = (*env)->GetObjectField(env, buffer, buffer_segment);
         if (segment != NULL) {
             (*env)->DeleteLocalRef(env, segment);
-            return 0;
+            return NULL;
         }
     }
-    return (jlong)(intptr_t)address;
+    *capacity = (*env)->GetDirectBufferCapacity(env, buffer);
+    return address;
+}
+
+static jlong JNICALL off_heap_address(JNIEnv *env, jclass cls, jobject buffer)
+{
+    (void)cls;
+    jlong capacity;
+    return (jlong)(intptr_t)ns_direct_memory(env, buffer, &capacity);
 }
 
 static const JNINativeMethod off_heap_methods[] = {

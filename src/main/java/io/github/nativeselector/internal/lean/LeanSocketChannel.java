@@ -34,10 +34,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>The descriptor is non-blocking in the kernel for its whole life. Blocking mode is a Java
  * flag: an operation that cannot proceed waits for readiness ({@link ReadinessWait}) and tries
  * again, so configureBlocking costs no system call and a virtual thread never blocks its carrier.
- * Heap buffers are read and written in place, direct ones by address, several at once with
- * readv/writev through an off-heap iovec array per direction. A view of a memory segment goes
- * through a copy instead ({@link OffHeap#address}), so that a closed arena fails the call with
- * the JDK's IllegalStateException rather than have the kernel use freed memory. Addresses are
+ * Heap buffers are read and written in place, direct ones in their own memory (one call into
+ * the library each, which finds the memory), several at once with readv/writev through an
+ * off-heap iovec array per direction. A view of a memory segment goes through a copy instead
+ * ({@link Sockets#NO_ADDRESS}, {@link OffHeap#address}), so that a closed arena fails the call
+ * with the JDK's IllegalStateException rather than have the kernel use freed memory. Addresses are
  * asked of the kernel when first wanted and then kept; an accepted channel costs no system call
  * of its own.
  *
@@ -218,14 +219,10 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         if (remaining <= 0) {
             return 0;
         }
-        long address = dst.isDirect() ? OffHeap.address(dst) : 0;
-        int n;
-        if (address != 0) {
-            n = readAt(address + position, remaining);
-        } else if (dst.hasArray()) {
-            n = readInto(dst.array(), dst.arrayOffset() + position, remaining);
-        } else {
-            n = readThroughCopy(dst, position, remaining);
+        int n = dst.isDirect() ? readDirect(dst, position, remaining) : Sockets.NO_ADDRESS;
+        if (n == Sockets.NO_ADDRESS) {
+            n = dst.hasArray() ? readInto(dst.array(), dst.arrayOffset() + position, remaining)
+                    : readThroughCopy(dst, position, remaining);
         }
         if (n > 0) {
             dst.position(position + n);
@@ -233,11 +230,11 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         return n;
     }
 
-    private int readAt(long address, int length) throws IOException {
+    private int readDirect(ByteBuffer dst, int position, int length) throws IOException {
         try {
             int n;
             do {
-                n = Sockets.read(fd, address, length);
+                n = Sockets.read(fd, dst, position, length);
             } while (n == Sockets.INTERRUPTED);
             return n;
         } catch (SocketException e) {
@@ -379,16 +376,10 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         if (remaining <= 0) {
             return 0;
         }
-        long address = src.isDirect() ? OffHeap.address(src) : 0;
-        int n;
-        if (address != 0) {
-            n = writeAt(address + position, remaining);
-        } else if (src.hasArray()) {
-            n = writeFrom(src.array(), src.arrayOffset() + position, remaining);
-        } else {
-            byte[] copy = new byte[Math.min(remaining, COPY_CHUNK)];
-            src.get(position, copy);
-            n = writeFrom(copy, 0, copy.length);
+        int n = src.isDirect() ? writeDirect(src, position, remaining) : Sockets.NO_ADDRESS;
+        if (n == Sockets.NO_ADDRESS) {
+            n = src.hasArray() ? writeFrom(src.array(), src.arrayOffset() + position, remaining)
+                    : writeThroughCopy(src, position, remaining);
         }
         if (n > 0) {
             src.position(position + n);
@@ -472,12 +463,19 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         return n;
     }
 
-    private int writeAt(long address, int length) throws IOException {
+    private int writeDirect(ByteBuffer src, int position, int length) throws IOException {
         int n;
         do {
-            n = Sockets.write(fd, address, length);
+            n = Sockets.write(fd, src, position, length);
         } while (n == Sockets.INTERRUPTED);
         return n;
+    }
+
+    /** For a heap buffer whose array is out of reach (a view of other memory), or a segment's view. */
+    private int writeThroughCopy(ByteBuffer src, int position, int remaining) throws IOException {
+        byte[] copy = new byte[Math.min(remaining, COPY_CHUNK)];
+        src.get(position, copy);
+        return writeFrom(copy, 0, copy.length);
     }
 
     private int writeFrom(byte[] array, int offset, int length) throws IOException {

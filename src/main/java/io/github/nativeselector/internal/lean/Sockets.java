@@ -6,6 +6,7 @@
 package io.github.nativeselector.internal.lean;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 
 /**
  * The system calls of the lean socket channels, one native each ({@code src/main/native/linux/lean_sockets.h}
@@ -33,6 +34,11 @@ public final class Sockets {
     public static final int UNAVAILABLE = -2;
     /** EINTR, or a connection aborted before accept took it: the caller calls again. */
     public static final int INTERRUPTED = -3;
+    /**
+     * A direct buffer that views a memory segment: it has no address to give the kernel (its arena
+     * may free the memory at any time), so the caller moves its bytes through a copy.
+     */
+    public static final int NO_ADDRESS = -4;
 
     public static final int SHUT_RD = 0;
     public static final int SHUT_WR = 1;
@@ -120,22 +126,25 @@ public final class Sockets {
     static native long remoteAddress(int fd, byte[] address) throws IOException;
 
     /**
-     * Reads into off-heap memory: a count > 0, {@link #EOF}, {@link #UNAVAILABLE} or
-     * {@link #INTERRUPTED}; 0 only for length 0.
+     * Reads into the direct buffer's {@code [position, position + length)}, in one call from Java
+     * (the buffer's address is taken in C): a count > 0, {@link #EOF}, {@link #UNAVAILABLE},
+     * {@link #INTERRUPTED} or {@link #NO_ADDRESS}; 0 only for length 0.
+     *
+     * @throws IllegalArgumentException for a heap buffer, or a range beyond its capacity
      */
-    static native int read(int fd, long address, int length) throws IOException;
+    static native int read(int fd, ByteBuffer buffer, int position, int length) throws IOException;
 
     /** {@link #read} into {@code array[offset, offset + length)}. */
     static native int readArray(int fd, byte[] array, int offset, int length) throws IOException;
 
     /**
-     * Writes from off-heap memory (send with MSG_NOSIGNAL): a count, {@link #UNAVAILABLE} or
-     * {@link #INTERRUPTED}.
+     * Writes from the direct buffer's {@code [position, position + length)} (send with
+     * MSG_NOSIGNAL): a count, {@link #UNAVAILABLE}, {@link #INTERRUPTED} or {@link #NO_ADDRESS}.
      *
      * @throws java.net.SocketException "Connection reset" for ECONNRESET (as every read and write);
      *     other errors as IOException, e.g. "Broken pipe"
      */
-    static native int write(int fd, long address, int length) throws IOException;
+    static native int write(int fd, ByteBuffer buffer, int position, int length) throws IOException;
 
     /** {@link #write} from {@code array[offset, offset + length)}. */
     static native int writeArray(int fd, byte[] array, int offset, int length) throws IOException;
