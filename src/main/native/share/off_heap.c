@@ -12,7 +12,8 @@
  * java.nio.Buffer.segment: a java.lang.foreign.MemorySegment since Java 19, a
  * jdk.internal.access.foreign.MemorySegmentProxy on 17 and 18 (jdk.incubator.foreign). The field
  * is looked up once; on a JDK without it, of either type, every direct buffer has its address.
- * Reading it costs one field load per call, next to GetDirectBufferAddress's.
+ * The address itself is read from the buffer's fields where this JDK has them (one field load
+ * each), else asked of GetDirectBufferAddress.
  */
 #include "ns_jni.h"
 
@@ -24,11 +25,31 @@ static const char *const segment_types[] = {
 };
 #define SEGMENT_TYPES (sizeof(segment_types) / sizeof(segment_types[0]))
 static jfieldID buffer_segment; /* java.nio.Buffer.segment, or NULL if absent */
+/* java.nio.Buffer.address and .capacity, java.nio.ByteBuffer.hb: all three, or all NULL. */
+static jfieldID buffer_address, buffer_capacity, byte_buffer_array;
 
-static jint find_buffer_segment_field(JNIEnv *env)
+/* The fields a direct buffer's memory is read from; a JDK without one of them leaves all NULL. */
+static jint find_buffer_memory_fields(JNIEnv *env, jclass buffer)
+{
+    jclass byte_buffer = (*env)->FindClass(env, "java/nio/ByteBuffer");
+    if (byte_buffer == NULL)
+        return JNI_ERR;
+    buffer_address = (*env)->GetFieldID(env, buffer, "address", "J");
+    buffer_capacity = buffer_address != NULL ? (*env)->GetFieldID(env, buffer, "capacity", "I") : NULL;
+    byte_buffer_array = buffer_capacity != NULL ? (*env)->GetFieldID(env, byte_buffer, "hb", "[B") : NULL;
+    if (byte_buffer_array == NULL) {
+        (*env)->ExceptionClear(env);
+        buffer_address = buffer_capacity = NULL;
+    }
+    return JNI_OK;
+}
+
+static jint find_buffer_fields(JNIEnv *env)
 {
     jclass cls = (*env)->FindClass(env, "java/nio/Buffer");
     if (cls == NULL)
+        return JNI_ERR;
+    if (find_buffer_memory_fields(env, cls) != JNI_OK)
         return JNI_ERR;
     for (size_t i = 0; i < SEGMENT_TYPES && buffer_segment == NULL; i++) {
         buffer_segment = (*env)->GetFieldID(env, cls, "segment", segment_types[i]);
@@ -40,9 +61,29 @@ static jint find_buffer_segment_field(JNIEnv *env)
     return JNI_OK;
 }
 
+/*
+ * The buffer's memory from its fields, as the JDK's own Java code reads it: GetDirectBufferAddress
+ * and GetDirectBufferCapacity each check the buffer's class first, which costs more than the
+ * system call's own user time. Only a ByteBuffer without a backing array is direct.
+ */
+static void *direct_memory_of(JNIEnv *env, jobject buffer, jlong *capacity)
+{
+    if (buffer_address == NULL) {
+        *capacity = (*env)->GetDirectBufferCapacity(env, buffer);
+        return (*env)->GetDirectBufferAddress(env, buffer);
+    }
+    jobject array = (*env)->GetObjectField(env, buffer, byte_buffer_array);
+    if (array != NULL) {
+        (*env)->DeleteLocalRef(env, array);
+        return NULL;
+    }
+    *capacity = (*env)->GetIntField(env, buffer, buffer_capacity);
+    return (void *)(intptr_t)(*env)->GetLongField(env, buffer, buffer_address);
+}
+
 void *ns_direct_memory(JNIEnv *env, jobject buffer, jlong *capacity)
 {
-    void *address = buffer != NULL ? (*env)->GetDirectBufferAddress(env, buffer) : NULL;
+    void *address = buffer != NULL ? direct_memory_of(env, buffer, capacity) : NULL;
     if (address == NULL) {
         ns_throw(env, "java/lang/IllegalArgumentException", "not a direct buffer");
         return NULL;
@@ -54,7 +95,6 @@ void *ns_direct_memory(JNIEnv *env, jobject buffer, jlong *capacity)
             return NULL;
         }
     }
-    *capacity = (*env)->GetDirectBufferCapacity(env, buffer);
     return address;
 }
 
@@ -71,7 +111,7 @@ static const JNINativeMethod off_heap_methods[] = {
 
 jint ns_off_heap_register(JNIEnv *env, const char *package)
 {
-    if (find_buffer_segment_field(env) != JNI_OK)
+    if (find_buffer_fields(env) != JNI_OK)
         return JNI_ERR;
     return NS_REGISTER(env, package, "OffHeap", off_heap_methods);
 }
