@@ -345,9 +345,9 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
                 try {
                     n = write.attempt();
                 } catch (IOException e) {
-                    // shutdownOutput on another thread ends the write, as it would a close: a
-                    // send it overtook fails with EPIPE, which is no failure of this write.
-                    if (!outputShutUnderway()) {
+                    // A close or shutdownOutput on another thread ends the write: a send it
+                    // overtook fails with EPIPE, which is no failure of this write.
+                    if (isOpen() && !outputShutUnderway()) {
                         throw e;
                     }
                     break;
