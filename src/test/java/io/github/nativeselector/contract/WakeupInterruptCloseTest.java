@@ -56,9 +56,12 @@ class WakeupInterruptCloseTest {
 
     private static final String ALL = ContractSupport.ALL;
 
-    /** Blocking checks: a select(1000) that must block waits at least this long. */
-    private static final long BLOCK_TIMEOUT_MS = 1_000;
-    private static final long BLOCK_MIN_MS = 800;
+    /**
+     * Blocking checks: a select(300) that must block waits at least this long. A wakeup or
+     * interrupt left behind would end it at once, so a short timeout tells the two apart as well.
+     */
+    private static final long BLOCK_TIMEOUT_MS = 300;
+    private static final long BLOCK_MIN_MS = 240;
 
     @AfterEach
     void clearInterrupt() {
@@ -142,7 +145,7 @@ class WakeupInterruptCloseTest {
             long t0 = System.nanoTime();
             assertEquals(0, sel.select(k -> calls.incrementAndGet(), BLOCK_TIMEOUT_MS));
             long took = millisSince(t0);
-            assertTrue(took >= BLOCK_MIN_MS, "select(action, 1000) after selectNow(action) took " + took + " ms");
+            assertTrue(took >= BLOCK_MIN_MS, "select(action, " + BLOCK_TIMEOUT_MS + ") after selectNow(action) took " + took + " ms");
             assertEquals(0, calls.get());
         }
     }
@@ -337,9 +340,9 @@ class WakeupInterruptCloseTest {
                     assertEquals(0, r.get(0), "variant " + variant + ": select returned 0");
                     assertEquals(true, r.get(1), "variant " + variant + ": interrupt status kept");
                     assertEquals(0, r.get(2), "variant " + variant + ": selectNow afterwards");
-                    assertEquals(0, r.get(3), "variant " + variant + ": select(1000) afterwards");
+                    assertEquals(0, r.get(3), "variant " + variant + ": select(" + BLOCK_TIMEOUT_MS + ") afterwards");
                     assertTrue((Long) r.get(4) >= BLOCK_MIN_MS,
-                            "variant " + variant + ": select(1000) after clearing the interrupt took " + r.get(4) + " ms");
+                            "variant " + variant + ": select(" + BLOCK_TIMEOUT_MS + ") after clearing the interrupt took " + r.get(4) + " ms");
                     assertTrue(sel.isOpen());
                     assertTrue(key.isValid());
                     assertTrue(p.source.isOpen());
