@@ -14,6 +14,7 @@ import io.github.nativeselector.support.ContractSupport;
 import io.github.nativeselector.support.TestSelectors;
 import java.io.File;
 import java.io.IOException;
+import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
 import java.nio.channels.Pipe;
@@ -144,7 +145,7 @@ public final class FdLimitProbe {
             SocketChannel client = null;
             try {
                 fillers.pop().close();
-                client = SocketChannel.open(listener.address); // the last free descriptor
+                client = connectWithTheLastFree(listener.address, ContractSupport.AWAIT_MS);
                 print("fillError", fillError);
 
                 ContractSupport.awaitSelected(selector, acceptKey);
@@ -270,7 +271,6 @@ public final class FdLimitProbe {
         }
     }
 
-    /** Whether one descriptor, and no more, can be opened now. */
     /**
      * Whether exactly one descriptor is free, now or within {@code millis}: the JVM itself may
      * hold one for a moment (a cgroup file it reads under memory pressure), and gives it back,
@@ -287,6 +287,7 @@ public final class FdLimitProbe {
         return true;
     }
 
+    /** Whether one descriptor, and no more, can be opened now. */
     private static boolean exactlyOneFree() {
         DatagramChannel first = null;
         DatagramChannel second = null;
@@ -299,6 +300,25 @@ public final class FdLimitProbe {
         } finally {
             ContractChannels.closeQuietly(first);
             ContractChannels.closeQuietly(second);
+        }
+    }
+
+    /**
+     * A client on the last free descriptor, which the JVM itself may hold for a moment (as in
+     * exactlyOneFreeWithin): a connect that finds none free is tried again for {@code millis}.
+     */
+    private static SocketChannel connectWithTheLastFree(SocketAddress address, long millis)
+            throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        for (;;) {
+            try {
+                return SocketChannel.open(address);
+            } catch (IOException e) {
+                if (!String.valueOf(e.getMessage()).endsWith(FdLimitTest.TOO_MANY) || System.nanoTime() > deadline) {
+                    throw e;
+                }
+                Thread.sleep(10);
+            }
         }
     }
 

@@ -30,7 +30,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 public class FdLimitTest {
 
     static final int LIMIT = 256;
-    private static final String TOO_MANY = "Too many open files";
+    static final String TOO_MANY = "Too many open files";
     private static final Pattern MANY = Pattern.compile("pipes (\\d+) keys (\\d+) writable (\\d+) true readable (\\d+) true");
 
     /** Runs the probe with a hard and soft limit of {@link #LIMIT} (the JVM raises only the soft one). */
