@@ -5,9 +5,6 @@
 
 package io.github.nativeselector.internal;
 
-import java.util.Arrays;
-import java.util.stream.Collectors;
-
 /** The values of {@code -Dnativeselector.backend}. */
 public enum BackendChoice {
     /** The native backend of this platform (epoll on Linux, pollset on AIX); the JDK's selector if it cannot start. */
@@ -29,9 +26,5 @@ public enum BackendChoice {
 
     public String propertyValue() {
         return propertyValue;
-    }
-
-    static String acceptedValues() {
-        return Arrays.stream(values()).map(BackendChoice::propertyValue).collect(Collectors.joining(", "));
     }
 }

@@ -7,11 +7,8 @@ package io.github.nativeselector.internal;
 
 import io.github.nativeselector.internal.lean.LeanChannels;
 import java.lang.System.Logger.Level;
-import java.util.Arrays;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.stream.Collectors;
 
 /**
  * The values of {@code -Dnativeselector.channels}: which implementation the provider's
@@ -41,15 +38,8 @@ public enum ChannelChoice {
 
     /** What the system property asks for; a bad value fails naming the property. */
     public static ChannelChoice fromSystemProperties() {
-        String value = System.getProperty(PROPERTY, JDK.propertyValue);
-        String wanted = value.trim().toLowerCase(Locale.ROOT);
-        for (ChannelChoice choice : values()) {
-            if (choice.propertyValue.equals(wanted)) {
-                return choice;
-            }
-        }
-        throw new IllegalArgumentException(PROPERTY + "=" + value + ": accepted values are "
-                + Arrays.stream(values()).map(ChannelChoice::propertyValue).collect(Collectors.joining(", ")));
+        return Config.parseChoice(PROPERTY, System.getProperty(PROPERTY, JDK.propertyValue), values(),
+                ChannelChoice::propertyValue);
     }
 
     /**

@@ -5,7 +5,10 @@
 
 package io.github.nativeselector.internal;
 
+import java.util.Arrays;
 import java.util.Locale;
+import java.util.function.Function;
+import java.util.stream.Collectors;
 
 /**
  * The selector's settings, read from system properties when a selector is opened.
@@ -73,14 +76,19 @@ public record Config(BackendChoice backend, int batchThreshold, boolean jmx, boo
     }
 
     static BackendChoice parseBackend(String value) {
+        return parseChoice(BACKEND_PROPERTY, value, BackendChoice.values(), BackendChoice::propertyValue);
+    }
+
+    /** The choice {@code value} names, whatever its case; a bad value fails naming the property and the accepted ones. */
+    static <E extends Enum<E>> E parseChoice(String property, String value, E[] choices, Function<E, String> name) {
         String wanted = value.trim().toLowerCase(Locale.ROOT);
-        for (BackendChoice choice : BackendChoice.values()) {
-            if (choice.propertyValue().equals(wanted)) {
+        for (E choice : choices) {
+            if (name.apply(choice).equals(wanted)) {
                 return choice;
             }
         }
-        throw new IllegalArgumentException(BACKEND_PROPERTY + "=" + value + ": accepted values are "
-                + BackendChoice.acceptedValues());
+        throw new IllegalArgumentException(property + "=" + value + ": accepted values are "
+                + Arrays.stream(choices).map(name).collect(Collectors.joining(", ")));
     }
 
     static int parseThreshold(String value) {
