@@ -37,7 +37,8 @@ final class VirtualThreadPoller {
     private static final ReentrantLock START = new ReentrantLock();
     private static volatile VirtualThreadPoller started;
 
-    private final int epfd;
+    /** The epoll set; package-private so that a test can make the poller's wait fail. */
+    final int epfd;
     private final ReentrantLock lock = new ReentrantLock();
     private final Map<Integer, List<Waiter>> waiters = new HashMap<>();
     private Throwable failure;
@@ -50,7 +51,7 @@ final class VirtualThreadPoller {
         this.epfd = epfd;
     }
 
-    /** The poller, started on first use. */
+    /** The JVM's poller, started on first use. */
     static VirtualThreadPoller get() throws IOException {
         VirtualThreadPoller poller = started;
         if (poller != null) {
@@ -59,18 +60,23 @@ final class VirtualThreadPoller {
         START.lock();
         try {
             if (started == null) {
-                VirtualThreadPoller created = new VirtualThreadPoller(Sockets.pollerCreate());
-                Thread thread = new Thread(null, created::run, THREAD_NAME, 0, false);
-                thread.setDaemon(true);
-                // It lives as long as the JVM: it must not keep the first waiter's class loader.
-                thread.setContextClassLoader(null);
-                thread.start();
-                started = created;
+                started = start();
             }
             return started;
         } finally {
             START.unlock();
         }
+    }
+
+    /** A new poller on an epoll set of its own, with its thread running. */
+    static VirtualThreadPoller start() throws IOException {
+        VirtualThreadPoller poller = new VirtualThreadPoller(Sockets.pollerCreate());
+        Thread thread = new Thread(null, poller::run, THREAD_NAME, 0, false);
+        thread.setDaemon(true);
+        // It lives as long as the JVM: it must not keep the first waiter's class loader.
+        thread.setContextClassLoader(null);
+        thread.start();
+        return poller;
     }
 
     /** Unparks the threads waiting for {@code fd}, if the poller ever ran; see {@link #wake}. */
@@ -138,6 +144,16 @@ final class VirtualThreadPoller {
             } catch (IOException e) {
                 // Woken all the same; the registration goes when the socket is closed.
             }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Whether a thread waits for {@code fd} now. */
+    boolean hasWaiters(int fd) {
+        lock.lock();
+        try {
+            return waiters.containsKey(fd);
         } finally {
             lock.unlock();
         }
