@@ -73,7 +73,7 @@ final class VirtualThreadPoller {
         VirtualThreadPoller poller = new VirtualThreadPoller(Sockets.pollerCreate());
         Thread thread = new Thread(null, poller::run, THREAD_NAME, 0, false);
         thread.setDaemon(true);
-        // It lives as long as the JVM: it must not keep the first waiter's class loader.
+        // It may outlive whoever started it (the JVM's lives as long as the JVM): it must not keep their class loader.
         thread.setContextClassLoader(null);
         thread.start();
         return poller;

@@ -5,6 +5,8 @@
 
 package io.github.nativeselector.internal.lean;
 
+import static io.github.nativeselector.support.ContractSupport.AWAIT_MS;
+import static io.github.nativeselector.support.ContractSupport.awaitCondition;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -20,7 +22,6 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -32,8 +33,6 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class VirtualThreadPollerTest {
-
-    private static final long AWAIT_MS = 10_000;
 
     private final ServerSocketChannel server;
     private final SocketChannel[] clients = new SocketChannel[2];
@@ -72,7 +71,7 @@ class VirtualThreadPollerTest {
 
             int fd = fdOf(clients[0]);
             CompletableFuture<Void> wait = waitIn(poller, fd);
-            awaitTrue(() -> poller.hasWaiters(fd), "the second waiter armed");
+            awaitCondition(() -> poller.hasWaiters(fd), "the second waiter armed");
             accepted[0].write(ByteBuffer.wrap(new byte[] {1}));
             wait.get(AWAIT_MS, TimeUnit.MILLISECONDS);
             assertFalse(poller.hasWaiters(fd), "the woken waiter is gone");
@@ -88,7 +87,7 @@ class VirtualThreadPollerTest {
         int quietFd = fdOf(clients[1]);
         CompletableFuture<Void> woken = waitIn(poller, readyFd);
         CompletableFuture<Void> stranded = waitIn(poller, quietFd);
-        awaitTrue(() -> poller.hasWaiters(readyFd) && poller.hasWaiters(quietFd), "both waiters armed");
+        awaitCondition(() -> poller.hasWaiters(readyFd) && poller.hasWaiters(quietFd), "both waiters armed");
 
         // The wait under way keeps the closed set alive; the next one fails with EBADF.
         stop(poller, 0);
@@ -125,7 +124,7 @@ class VirtualThreadPollerTest {
     private void stop(VirtualThreadPoller poller, int index) throws Exception {
         int fd = fdOf(clients[index]);
         CompletableFuture<Void> wait = poller.hasWaiters(fd) ? null : waitIn(poller, fd);
-        awaitTrue(() -> poller.hasWaiters(fd), "a waiter on the socket that stops the poller");
+        awaitCondition(() -> poller.hasWaiters(fd), "a waiter on the socket that stops the poller");
         Sockets.close(poller.epfd);
         accepted[index].write(ByteBuffer.wrap(new byte[] {2}));
         if (wait != null) {
@@ -135,13 +134,5 @@ class VirtualThreadPollerTest {
 
     private static int fdOf(SocketChannel channel) {
         return ((LeanChannel) channel).fdVal();
-    }
-
-    private static void awaitTrue(BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(AWAIT_MS);
-        while (!condition.getAsBoolean()) {
-            assertTrue(System.nanoTime() < deadline, "timed out waiting for: " + what);
-            Thread.sleep(5);
-        }
     }
 }
