@@ -47,6 +47,9 @@ import java.util.stream.Stream;
  */
 public final class FdLimitProbe {
 
+    /** Between two passes of {@link #fill()}: longer than the JVM holds a descriptor of its own. */
+    private static final long FILL_PAUSE_MS = 50;
+
     private final TestSelectors selectors;
     private final String name;
     /** How opening one more descriptor failed, the last time {@link #fill()} ran. */
@@ -111,7 +114,7 @@ public final class FdLimitProbe {
     }
 
     /** Every path the steps below take, once with descriptors to spare. */
-    private void warmUp() throws IOException {
+    private void warmUp() throws IOException, InterruptedException {
         try (Selector selector = selectors.open(); Listener listener = nonBlockingListener();
                 SocketChannel client = SocketChannel.open(listener.address)) {
             SelectionKey acceptKey = listener.channel.register(selector, SelectionKey.OP_ACCEPT);
@@ -247,15 +250,31 @@ public final class FdLimitProbe {
 
     // ---- descriptors ---------------------------------------------------------------------
 
-    /** Opens datagram channels (one descriptor each) until the limit stops it. */
-    private Deque<DatagramChannel> fill() {
+    /**
+     * Opens datagram channels (one descriptor each) until the limit stops it. The JVM itself
+     * may hold a descriptor for a moment (as in exactlyOneFreeWithin) just when the limit is
+     * met, and give it back later: the limit counts as met only when it is met again after a
+     * pause, so no descriptor the steps below count on being used up comes free behind them.
+     */
+    private Deque<DatagramChannel> fill() throws InterruptedException {
         Deque<DatagramChannel> fillers = new ArrayDeque<>();
+        openUntilTheLimit(fillers);
+        int before;
+        do {
+            before = fillers.size();
+            Thread.sleep(FILL_PAUSE_MS);
+            openUntilTheLimit(fillers);
+        } while (fillers.size() > before);
+        return fillers;
+    }
+
+    private void openUntilTheLimit(Deque<DatagramChannel> fillers) {
         for (;;) {
             try {
                 fillers.push(DatagramChannel.open());
             } catch (IOException e) {
                 fillError = e.getClass().getSimpleName() + ": " + e.getMessage();
-                return fillers;
+                return;
             }
         }
     }
@@ -273,7 +292,7 @@ public final class FdLimitProbe {
 
     /**
      * Whether exactly one descriptor is free, now or within {@code millis}: the JVM itself may
-     * hold one for a moment (a cgroup file it reads under memory pressure), and gives it back,
+     * hold one for a moment (a cgroup file it reads, see FdLimitTest.runProbe), and gives it back,
      * while a descriptor a failed open kept would never come back.
      */
     private static boolean exactlyOneFreeWithin(long millis) throws InterruptedException {

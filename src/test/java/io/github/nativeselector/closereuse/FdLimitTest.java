@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.github.nativeselector.support.ContractSupport;
 import io.github.nativeselector.support.InstallChild;
 import io.github.nativeselector.support.TestSelectors;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -33,10 +34,17 @@ public class FdLimitTest {
     static final String TOO_MANY = "Too many open files";
     private static final Pattern MANY = Pattern.compile("pipes (\\d+) keys (\\d+) writable (\\d+) true readable (\\d+) true");
 
-    /** Runs the probe with a hard and soft limit of {@link #LIMIT} (the JVM raises only the soft one). */
+    /**
+     * Runs the probe with a hard and soft limit of {@link #LIMIT} (the JVM raises only the soft
+     * one). While methods wait to be compiled, the JVM reads its cgroup's memory files before it
+     * starts another compiler thread, each read holding a descriptor for a moment: a fixed
+     * number of compiler threads keeps those reads out of the probe's count of free descriptors.
+     */
     public static InstallChild.Result runProbe(List<String> jvmArgs, TestSelectors selectors) throws Exception {
         List<String> launcher = List.of("bash", "-c", "ulimit -n " + LIMIT + " && exec \"$@\"", "bash");
-        return InstallChild.runThrough(launcher, jvmArgs, FdLimitProbe.class, selectors.name());
+        List<String> args = new ArrayList<>(jvmArgs);
+        args.add("-XX:-UseDynamicNumberOfCompilerThreads");
+        return InstallChild.runThrough(launcher, args, FdLimitProbe.class, selectors.name());
     }
 
     @ParameterizedTest
