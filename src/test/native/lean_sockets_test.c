@@ -8,7 +8,8 @@
  * non-blocking and close-on-exec, listening, accepting and connecting over IPv4, IPv6 and IPv4 on
  * a dual-stack socket; addresses both ways; reads and writes, scattered and gathered, to the end
  * of the stream and to a peer that has gone; the errnos a caller turns into its return codes and
- * exceptions; options, linger, shutdown, poll, available, urgent data; the one-shot poller; and
+ * exceptions; reads and writes that a signal interrupts (on blocking fds, where one can), which
+ * call again; options, linger, shutdown, poll, available, urgent data; the one-shot poller; and
  * -EBADF for fds that are not open. Prints "N passed, M failed" (tests, not checks) and exits
  * non-zero on failure. Where this machine has no ::1, the IPv6 tests say so and check nothing.
  */
@@ -18,6 +19,8 @@
 #include <limits.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -317,6 +320,109 @@ static void test_reset_read_is_econnreset(void)
     CHECK(lean_close(client) == 0);
 }
 
+/* Signals caught by the handler that test_calls_again_after_a_signal installs. */
+static volatile sig_atomic_t signals_caught;
+
+static void count_signal(int signal)
+{
+    (void)signal;
+    signals_caught++;
+}
+
+/* What interrupt_then_unblock needs: the blocked thread, and the other end of its fd. */
+struct blocked_call {
+    pthread_t thread;
+    int peer;
+    bool writing;
+};
+
+/*
+ * Signals the blocked thread every 5 ms for 100 ms (each signal ends a blocked system call with
+ * EINTR, the handler having no SA_RESTART), then unblocks it: a byte for a reader, or the peer's
+ * buffer drained for a writer.
+ */
+static void *interrupt_then_unblock(void *arg)
+{
+    const struct blocked_call *call = arg;
+    for (int i = 0; i < 20; i++) {
+        sleep_ms(5);
+        pthread_kill(call->thread, SIGUSR1);
+    }
+    if (!call->writing) {
+        CHECK(write(call->peer, "x", 1) == 1);
+        return NULL;
+    }
+    char drained[4096];
+    while (read(call->peer, drained, sizeof(drained)) > 0) {
+    }
+    return NULL;
+}
+
+static int64_t read_one(int fd)
+{
+    char byte;
+    return lean_read(fd, &byte, 1);
+}
+
+static int64_t readv_one(int fd)
+{
+    char byte;
+    struct iovec iov = { &byte, 1 };
+    return lean_readv(fd, &iov, 1);
+}
+
+static int64_t write_one(int fd)
+{
+    return lean_write(fd, "y", 1);
+}
+
+static int64_t writev_one(int fd)
+{
+    struct iovec iov = { "y", 1 };
+    return lean_writev(fd, &iov, 1);
+}
+
+/* Fills fd's send buffer (and its peer's receive buffer), so that the next blocking send waits. */
+static void fill_send_buffer(int fd, int peer)
+{
+    CHECK(fcntl(fd, F_SETFL, O_NONBLOCK) == 0);
+    char chunk[4096] = { 0 };
+    while (send(fd, chunk, sizeof(chunk), MSG_NOSIGNAL) > 0) {
+    }
+    CHECK(errno == EAGAIN);
+    CHECK(fcntl(fd, F_SETFL, 0) == 0);
+    CHECK(fcntl(peer, F_SETFL, O_NONBLOCK) == 0); /* drained to EAGAIN */
+}
+
+/*
+ * The reads and writes on a blocking fd (the lean channels' fds never block, so there a signal
+ * could not interrupt them; these calls do not care) are interrupted by signals while they wait,
+ * and call again: the byte arrives, no -EINTR comes back. Were the machine so slow that the
+ * signals all came before the call, it would pass without having been interrupted, never fail.
+ */
+static void test_calls_again_after_a_signal(void)
+{
+    int64_t (*const calls[])(int) = { read_one, readv_one, write_one, writev_one };
+    struct sigaction handler = { .sa_handler = count_signal }, previous;
+    CHECK(sigaction(SIGUSR1, &handler, &previous) == 0);
+    for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
+        bool writing = i >= 2;
+        int pair[2];
+        CHECK(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) == 0);
+        if (writing)
+            fill_send_buffer(pair[0], pair[1]);
+        signals_caught = 0;
+        struct blocked_call call = { pthread_self(), pair[1], writing };
+        pthread_t interrupter;
+        CHECK(pthread_create(&interrupter, NULL, interrupt_then_unblock, &call) == 0);
+        CHECK(calls[i](pair[0]) == 1);
+        CHECK(pthread_join(interrupter, NULL) == 0);
+        CHECK(signals_caught > 0);
+        close_both(pair[0], pair[1]);
+    }
+    CHECK(sigaction(SIGUSR1, &previous, NULL) == 0);
+}
+
 static void test_int_options(void)
 {
     int client, server;
@@ -517,6 +623,7 @@ static const struct test tests[] = {
     T(test_readv_and_writev),
     T(test_write_to_a_closed_peer_fails_without_sigpipe),
     T(test_reset_read_is_econnreset),
+    T(test_calls_again_after_a_signal),
     T(test_int_options),
     T(test_linger),
     T(test_shutdown),

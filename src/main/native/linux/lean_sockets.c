@@ -172,7 +172,10 @@ int lean_read(int fd, void *buffer, int length)
 {
     if (length < 0)
         return -EINVAL;
-    ssize_t n = read(fd, buffer, (size_t)length);
+    ssize_t n;
+    do
+        n = read(fd, buffer, (size_t)length);
+    while (n < 0 && errno == EINTR);
     return n < 0 ? -errno : (int)n;
 }
 
@@ -180,13 +183,19 @@ int lean_write(int fd, const void *buffer, int length)
 {
     if (length < 0)
         return -EINVAL;
-    ssize_t n = send(fd, buffer, (size_t)length, MSG_NOSIGNAL);
+    ssize_t n;
+    do
+        n = send(fd, buffer, (size_t)length, MSG_NOSIGNAL);
+    while (n < 0 && errno == EINTR);
     return n < 0 ? -errno : (int)n;
 }
 
 int64_t lean_readv(int fd, const struct iovec *iovecs, int count)
 {
-    ssize_t n = readv(fd, iovecs, count);
+    ssize_t n;
+    do
+        n = readv(fd, iovecs, count);
+    while (n < 0 && errno == EINTR);
     return n < 0 ? -errno : (int64_t)n;
 }
 
@@ -196,7 +205,10 @@ int64_t lean_writev(int fd, const struct iovec *iovecs, int count)
         return -EINVAL;
     /* sendmsg, not writev: only it takes MSG_NOSIGNAL. The kernel only reads msg_iov. */
     struct msghdr message = { .msg_iov = (struct iovec *)iovecs, .msg_iovlen = (size_t)count };
-    ssize_t n = sendmsg(fd, &message, MSG_NOSIGNAL);
+    ssize_t n;
+    do
+        n = sendmsg(fd, &message, MSG_NOSIGNAL);
+    while (n < 0 && errno == EINTR);
     return n < 0 ? -errno : (int64_t)n;
 }
 

@@ -30,6 +30,8 @@
  *   lean_read, lean_write (send with MSG_NOSIGNAL: a closed peer is -EPIPE, never SIGPIPE)
  *   lean_readv, lean_writev (sendmsg with MSG_NOSIGNAL), on an array of at most IOV_MAX struct
  *                        iovec that Java wrote off-heap. 0 bytes read is the end of the stream.
+ *                        These four call again after EINTR (which a non-blocking socket should
+ *                        not see): never -EINTR, so Java has one result less to handle.
  *   lean_shutdown        -ENOTCONN is 0: a socket that never connected has nothing to shut down.
  *   lean_close           -EINTR is 0: Linux has released the fd before it reports the signal, and
  *                        closing again could close another thread's new fd.

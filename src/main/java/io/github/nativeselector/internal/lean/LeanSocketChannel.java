@@ -137,10 +137,10 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         try {
             int s = state;
             if ((s & (PHASE | INPUT_SHUT)) == CONNECTED && !blocking && !connectionReset) {
-                int n = readOnce(dst);
+                int n = transferOnce(dst, true);
                 return n > 0 || n == Sockets.EOF ? n : nothingRead();
             }
-            return (int) readOtherwise(s, () -> readOnce(dst));
+            return (int) readOtherwise(s, () -> transferOnce(dst, true));
         } finally {
             readLock.unlock();
         }
@@ -209,60 +209,70 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         return n;
     }
 
-    /** One read into {@code dst}: bytes read, EOF or UNAVAILABLE; 0 when it has no room. */
-    private int readOnce(ByteBuffer dst) throws IOException {
-        if (dst.isReadOnly()) {
+    /**
+     * One read into ({@code reading}) or write from {@code buffer}: bytes moved, EOF or
+     * UNAVAILABLE; 0 when the buffer has no room or nothing left. The caller holds the direction's
+     * lock.
+     */
+    private int transferOnce(ByteBuffer buffer, boolean reading) throws IOException {
+        if (reading && buffer.isReadOnly()) {
             throw new IllegalArgumentException("Read-only buffer");
         }
-        int position = dst.position();
-        int remaining = dst.limit() - position;
+        int position = buffer.position();
+        int remaining = buffer.limit() - position;
         if (remaining <= 0) {
             return 0;
         }
-        int n = dst.isDirect() ? readDirect(dst, position, remaining) : Sockets.NO_ADDRESS;
+        int n = buffer.isDirect() ? transferDirect(buffer, position, remaining, reading) : Sockets.NO_ADDRESS;
         if (n == Sockets.NO_ADDRESS) {
-            n = dst.hasArray() ? readInto(dst.array(), dst.arrayOffset() + position, remaining)
-                    : readThroughCopy(dst, position, remaining);
+            n = buffer.hasArray() ? transferArray(buffer.array(), buffer.arrayOffset() + position, remaining, reading)
+                    : transferThroughCopy(buffer, position, remaining, reading);
         }
         if (n > 0) {
-            dst.position(position + n);
+            buffer.position(position + n);
         }
         return n;
     }
 
-    private int readDirect(ByteBuffer dst, int position, int length) throws IOException {
+    private int transferDirect(ByteBuffer buffer, int position, int length, boolean reading) throws IOException {
         try {
-            int n;
-            do {
-                n = Sockets.read(fd, dst, position, length);
-            } while (n == Sockets.INTERRUPTED);
-            return n;
+            return reading ? Sockets.read(fd, buffer, position, length) : Sockets.write(fd, buffer, position, length);
         } catch (SocketException e) {
-            throw reset(e);
+            throw reading ? reset(e) : e;
         }
     }
 
-    private int readInto(byte[] array, int offset, int length) throws IOException {
+    private int transferArray(byte[] array, int offset, int length, boolean reading) throws IOException {
         try {
-            int n;
-            do {
-                n = Sockets.readArray(fd, array, offset, length);
-            } while (n == Sockets.INTERRUPTED);
-            return n;
+            return reading ? Sockets.readArray(fd, array, offset, length)
+                    : Sockets.writeArray(fd, array, offset, length);
         } catch (SocketException e) {
-            throw reset(e);
+            throw reading ? reset(e) : e;
+        }
+    }
+
+    private long transferVectors(long iovecs, int count, boolean reading) throws IOException {
+        try {
+            return reading ? Sockets.readv(fd, iovecs, count) : Sockets.writev(fd, iovecs, count);
+        } catch (SocketException e) {
+            throw reading ? reset(e) : e;
         }
     }
 
     /** For a heap buffer whose array is out of reach (a view of other memory), or a segment's view. */
-    private int readThroughCopy(ByteBuffer dst, int position, int remaining) throws IOException {
+    private int transferThroughCopy(ByteBuffer buffer, int position, int remaining, boolean reading)
+            throws IOException {
+        byte[] copy = new byte[Math.min(remaining, COPY_CHUNK)];
+        if (!reading) {
+            buffer.get(position, copy);
+            return transferArray(copy, 0, copy.length, false);
+        }
         // A view of a closed arena's segment throws IllegalStateException here, before a byte is
         // taken from the socket, as the JDK's channels throw it.
-        dst.get(position);
-        byte[] copy = new byte[Math.min(remaining, COPY_CHUNK)];
-        int n = readInto(copy, 0, copy.length);
+        buffer.get(position);
+        int n = transferArray(copy, 0, copy.length, true);
         if (n > 0) {
-            dst.put(position, copy, 0, n);
+            buffer.put(position, copy, 0, n);
         }
         return n;
     }
@@ -289,10 +299,10 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         try {
             int s = state;
             if ((s & (PHASE | OUTPUT_SHUT)) == CONNECTED && !blocking) {
-                int n = writeOnce(src);
+                int n = transferOnce(src, false);
                 return n > 0 ? n : nothingWritten();
             }
-            return (int) writeOtherwise(s, () -> writeOnce(src));
+            return (int) writeOtherwise(s, () -> transferOnce(src, false));
         } finally {
             writeLock.unlock();
         }
@@ -369,24 +379,6 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         return written;
     }
 
-    /** One write from {@code src}: bytes written, or UNAVAILABLE; 0 when it has nothing left. */
-    private int writeOnce(ByteBuffer src) throws IOException {
-        int position = src.position();
-        int remaining = src.limit() - position;
-        if (remaining <= 0) {
-            return 0;
-        }
-        int n = src.isDirect() ? writeDirect(src, position, remaining) : Sockets.NO_ADDRESS;
-        if (n == Sockets.NO_ADDRESS) {
-            n = src.hasArray() ? writeFrom(src.array(), src.arrayOffset() + position, remaining)
-                    : writeThroughCopy(src, position, remaining);
-        }
-        if (n > 0) {
-            src.position(position + n);
-        }
-        return n;
-    }
-
     /**
      * One scattering read ({@code reading}) or gathering write: with readv or writev when every
      * buffer with bytes to move is direct; otherwise buffer by buffer, stopping at the first not
@@ -417,7 +409,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         if (count < 0) {
             return transferEach(buffers, offset, length, reading);
         }
-        long n = reading ? readv(vectors.address(), count) : writev(vectors.address(), count);
+        long n = transferVectors(vectors.address(), count, reading);
         if (n > 0) {
             IoVectors.advance(buffers, offset, length, n);
         }
@@ -431,7 +423,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
             if (remaining == 0) {
                 continue;
             }
-            int n = reading ? readOnce(buffers[i]) : writeOnce(buffers[i]);
+            int n = transferOnce(buffers[i], reading);
             if (n <= 0) {
                 return total > 0 ? total : n;
             }
@@ -441,49 +433,6 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
             }
         }
         return total;
-    }
-
-    private long readv(long iovecs, int count) throws IOException {
-        try {
-            long n;
-            do {
-                n = Sockets.readv(fd, iovecs, count);
-            } while (n == Sockets.INTERRUPTED);
-            return n;
-        } catch (SocketException e) {
-            throw reset(e);
-        }
-    }
-
-    private long writev(long iovecs, int count) throws IOException {
-        long n;
-        do {
-            n = Sockets.writev(fd, iovecs, count);
-        } while (n == Sockets.INTERRUPTED);
-        return n;
-    }
-
-    private int writeDirect(ByteBuffer src, int position, int length) throws IOException {
-        int n;
-        do {
-            n = Sockets.write(fd, src, position, length);
-        } while (n == Sockets.INTERRUPTED);
-        return n;
-    }
-
-    /** For a heap buffer whose array is out of reach (a view of other memory), or a segment's view. */
-    private int writeThroughCopy(ByteBuffer src, int position, int remaining) throws IOException {
-        byte[] copy = new byte[Math.min(remaining, COPY_CHUNK)];
-        src.get(position, copy);
-        return writeFrom(copy, 0, copy.length);
-    }
-
-    private int writeFrom(byte[] array, int offset, int length) throws IOException {
-        int n;
-        do {
-            n = Sockets.writeArray(fd, array, offset, length);
-        } while (n == Sockets.INTERRUPTED);
-        return n;
     }
 
     // -- Marking blocking operations, for interrupts and asynchronous close
@@ -908,7 +857,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
             if (!blocking) {
                 throw new IllegalBlockingModeException();
             }
-            return (int) blockingRead(() -> readInto(b, off, len), nanos);
+            return (int) blockingRead(() -> transferArray(b, off, len, true), nanos);
         } finally {
             readLock.unlock();
         }
@@ -931,7 +880,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
             try {
                 beginWrite();
                 while (position < end && isOpen()) {
-                    int n = writeFrom(b, position, end - position);
+                    int n = transferArray(b, position, end - position, false);
                     if (n > 0) {
                         position += n;
                     } else {

@@ -127,8 +127,8 @@ public final class Sockets {
 
     /**
      * Reads into the direct buffer's {@code [position, position + length)}, in one call from Java
-     * (the buffer's address is taken in C): a count > 0, {@link #EOF}, {@link #UNAVAILABLE},
-     * {@link #INTERRUPTED} or {@link #NO_ADDRESS}; 0 only for length 0.
+     * (the buffer's address is taken in C): a count > 0, {@link #EOF}, {@link #UNAVAILABLE} or
+     * {@link #NO_ADDRESS}; 0 only for length 0. A signal does not end it: C calls again.
      *
      * @throws IllegalArgumentException for a heap buffer, or a range beyond its capacity
      */
@@ -139,7 +139,8 @@ public final class Sockets {
 
     /**
      * Writes from the direct buffer's {@code [position, position + length)} (send with
-     * MSG_NOSIGNAL): a count, {@link #UNAVAILABLE}, {@link #INTERRUPTED} or {@link #NO_ADDRESS}.
+     * MSG_NOSIGNAL): a count, {@link #UNAVAILABLE} or {@link #NO_ADDRESS}, as {@link #read} after a
+     * signal.
      *
      * @throws java.net.SocketException "Connection reset" for ECONNRESET (as every read and write);
      *     other errors as IOException, e.g. "Broken pipe"
