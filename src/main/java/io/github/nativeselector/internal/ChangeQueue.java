@@ -196,6 +196,30 @@ final class ChangeQueue {
         return failure;
     }
 
+    /**
+     * Takes the key of a closing lean channel out of the kernel at once, so that the channel can
+     * close its fd now rather than when the selector deregisters the key; from then on the key's
+     * changes, queued or to come, are dropped, so that nothing puts the fd, or a new fd of its
+     * number, back under its token. Its slot stays until the selector deregisters it. Nothing
+     * is sent while a backend that takes no change during a poll polls.
+     *
+     * @return whether the kernel no longer has the key: true too for a key whose first change
+     *     never reached it, or after the selector closed; false while such a poll goes on, or when
+     *     the kernel refused (the selector's own removal then tries again, and reports it)
+     */
+    synchronized boolean removeAtClose(NativeSelectionKey key) {
+        key.heldOut = true;
+        if (closed || key.isOutOfKernel()) {
+            return true;
+        }
+        if (polling) {
+            return false;
+        }
+        IOException failure = addToBatch(key, ChangeBatch.OP_DEL, 0, true);
+        failure = firstOf(failure, batch.apply(backend, counters, true, this));
+        return failure == null && key.isOutOfKernel();
+    }
+
     /** Closes the backend; nothing reaches it afterwards. */
     synchronized void close() {
         if (!closed) {
@@ -261,7 +285,7 @@ final class ChangeQueue {
             NativeSelectionKey key = keys[i];
             keys[i] = null;
             key.queued = false;
-            if (!key.isValid()) {
+            if (!key.isValid() || key.heldOut) {
                 continue;
             }
             int events = key.interestEvents();

@@ -5,6 +5,7 @@
 
 package io.github.nativeselector.internal;
 
+import io.github.nativeselector.internal.lean.LeanChannel;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.channels.CancelledKeyException;
@@ -16,11 +17,12 @@ import java.nio.channels.spi.AbstractSelectionKey;
  * A channel's registration with a {@link NativeSelector}.
  *
  * <p>Fields by owner: the interest set is set atomically by any thread; {@code readyOps} and
- * {@code selectedIndex} belong to the thread holding the selector's lock; {@code queued} and
- * {@code registeredEvents} are guarded by the {@link ChangeQueue}, and so are {@code slot} and
- * {@code generation}, which the {@link KeyTable} sets before the key's first change is sent.
+ * {@code selectedIndex} belong to the thread holding the selector's lock; {@code queued},
+ * {@code heldOut} and {@code registeredEvents} are guarded by the {@link ChangeQueue}, and so are
+ * {@code slot} and {@code generation}, which the {@link KeyTable} sets before the key's first
+ * change is sent.
  */
-public final class NativeSelectionKey extends AbstractSelectionKey {
+public final class NativeSelectionKey extends AbstractSelectionKey implements LeanChannel.Registration {
 
     private static final VarHandle INTEREST_OPS;
 
@@ -48,6 +50,8 @@ public final class NativeSelectionKey extends AbstractSelectionKey {
      * {@link ChangeBatch#UNKNOWN_EVENTS}.
      */
     int registeredEvents;
+    /** Set when the key's lean channel, closing, took it out of the kernel: no change may put it back. */
+    boolean heldOut;
 
     NativeSelectionKey(NativeSelector selector, SelectableChannel channel, int fd) {
         this.selector = selector;
@@ -118,6 +122,11 @@ public final class NativeSelectionKey extends AbstractSelectionKey {
     public String toString() {
         String sets = isValid() ? "interestOps=" + interestOps + ", readyOps=" + readyOps : "invalid";
         return "channel=" + channel + ", selector=" + selector + ", " + sets;
+    }
+
+    @Override
+    public boolean leaveKernelNow() {
+        return selector.leaveKernelNow(this);
     }
 
     long token() {

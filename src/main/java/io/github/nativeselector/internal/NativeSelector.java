@@ -121,6 +121,9 @@ public final class NativeSelector extends AbstractSelector {
             key.cancel();
             throw new ClosedSelectorException();
         }
+        if (channel instanceof LeanChannel lean) {
+            lean.registered(key);
+        }
         try {
             key.interestOps(ops);
         } catch (CancelledKeyException cancelledMeanwhile) {
@@ -135,6 +138,11 @@ public final class NativeSelector extends AbstractSelector {
 
     void interestChanged(NativeSelectionKey key) {
         changes.interestChanged(key);
+    }
+
+    /** {@link NativeSelectionKey#leaveKernelNow}. */
+    boolean leaveKernelNow(NativeSelectionKey key) {
+        return changes.removeAtClose(key);
     }
 
     @Override
@@ -435,6 +443,9 @@ public final class NativeSelector extends AbstractSelector {
         selectedKeys.remove(key);
         deregister(key);
         SelectableChannel channel = key.channel();
+        if (channel instanceof LeanChannel lean) {
+            lean.deregistered(key);
+        }
         if (!channel.isOpen() && !channel.isRegistered()) {
             if (channel instanceof LeanChannel lean) {
                 lean.kill();

@@ -5,25 +5,36 @@
 
 package io.github.nativeselector.internal;
 
+import static io.github.nativeselector.support.CloseReuseFds.count;
+import static io.github.nativeselector.support.CloseReuseFds.singleOpened;
+import static io.github.nativeselector.support.CloseReuseFds.snapshot;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.nativeselector.NativeSelectorProvider;
+import io.github.nativeselector.internal.lean.LeanChannels;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.StandardProtocolFamily;
 import java.nio.ByteBuffer;
 import java.nio.channels.Pipe;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Timeout;
@@ -35,7 +46,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * to the selector thread and in removals of cancelled keys. A failure reaches the caller; the
  * queue stays consistent, every change is sent again until it is applied, a cancelled key stays
  * registered (its channel's fd open) until the kernel has dropped it, and the wakeup latch stays
- * in step with the kernel's wakeup object.
+ * in step with the kernel's wakeup object. A lean channel whose close cannot take its descriptor
+ * out of the kernel at once (refused, or a backend that takes no change while it polls) keeps it
+ * open for the selector's own removal, its peer told of the close all the same.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class ChangeFailureTest {
@@ -299,6 +312,91 @@ class ChangeFailureTest {
             };
             open(backend, 64).wakeup();
             assertFalse(backend.closedDuringCall, "the backend was closed during wakeup()");
+        }
+    }
+
+    /**
+     * A lean channel accepted on loopback, registered for reads (reaching the kernel), and read
+     * to the end of its peer's stream.
+     */
+    private static final class LeanConnection implements AutoCloseable {
+        final ServerSocketChannel server;
+        final SocketChannel client;
+        final SocketChannel accepted;
+        /** The accepted socket's entry in /proc/self/fd, to count. */
+        final String file;
+        final SelectionKey key;
+
+        LeanConnection(NativeSelector selector) throws IOException {
+            NativeSelectorProvider provider = NativeSelectorProvider.provider();
+            server = LeanChannels.openServerSocketChannel(provider, StandardProtocolFamily.INET);
+            server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            client = LeanChannels.openSocketChannel(provider, StandardProtocolFamily.INET);
+            client.connect(server.getLocalAddress());
+            Map<Integer, String> before = snapshot();
+            accepted = server.accept();
+            file = snapshot().get(singleOpened(before, snapshot()));
+            accepted.configureBlocking(false);
+            key = accepted.register(selector, SelectionKey.OP_READ);
+            selector.selectNow();
+            client.shutdownOutput();
+            // Read to the end, as a server before it closes: with nothing unread, a lean channel's
+            // close takes the descriptor out of the kernel itself.
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(AWAIT_MS);
+            while (accepted.read(ByteBuffer.allocate(1)) == 0) {
+                assertTrue(System.nanoTime() < deadline, "no end of stream");
+                LockSupport.parkNanos(1_000_000);
+            }
+        }
+
+        /** The closed channel's peer reads end of stream, and its descriptor is open still. */
+        void assertPeerToldAndDescriptorKept() throws IOException {
+            assertEquals(-1, client.read(ByteBuffer.allocate(8)), "the peer sees the close at once all the same");
+            assertEquals(1, count(file), "the descriptor waits for the selector's removal");
+        }
+
+        /** After the selector's removal: nothing left of the channel. */
+        void assertReleasedBy(Selector selector) throws IOException {
+            assertFalse(selector.keys().contains(key));
+            assertFalse(accepted.isRegistered());
+            assertEquals(0, count(file), "the selector's removal released the descriptor");
+        }
+
+        @Override
+        public void close() throws IOException {
+            accepted.close();
+            client.close();
+            server.close();
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("kinds")
+    void aLeanChannelWhoseRemovalAtCloseFailsIsReleasedByTheNextSelect(Kind kind) throws Exception {
+        FailingBackend backend = kind.failing();
+        try (NativeSelector selector = open(backend, 64); LeanConnection connection = new LeanConnection(selector)) {
+            backend.failApplies(1);
+            connection.accepted.close();
+            connection.assertPeerToldAndDescriptorKept();
+            assertEquals(0, selector.selectNow());
+            connection.assertReleasedBy(selector);
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("kinds")
+    void aLeanChannelClosedWhileABackendThatTakesNoChangesPollsWaitsForThePoll(Kind kind) throws Exception {
+        FailingBackend backend = new FailingBackend(kind.open(), false);
+        try (NativeSelector selector = open(backend, 64); LeanConnection connection = new LeanConnection(selector)) {
+            CountDownLatch released = new CountDownLatch(1);
+            CompletableFuture<Integer> select = selectWithPollHeld(selector, backend, released);
+            connection.accepted.close();
+            connection.assertPeerToldAndDescriptorKept();
+            release(backend, released);
+            selector.wakeup();
+            select.get(AWAIT_MS, TimeUnit.MILLISECONDS);
+            selector.selectNow();
+            connection.assertReleasedBy(selector);
         }
     }
 }

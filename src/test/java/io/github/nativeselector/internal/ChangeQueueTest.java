@@ -171,6 +171,44 @@ class ChangeQueueTest {
         }
     }
 
+    /**
+     * A closing lean channel takes its key out of the kernel itself, before the key is cancelled:
+     * the removal goes at once, on its own, and a change the key still has queued is dropped, so
+     * that no flush puts the descriptor (or a new one of its number) back under the key.
+     */
+    @Test
+    void aKeyTakenOutAtCloseGoesAtOnceAndItsQueuedChangeIsDropped() throws Exception {
+        try (NativeSelector selector = open(64)) {
+            NativeSelectionKey key = registerSource(selector, SelectionKey.OP_READ);
+            selector.selectNow();
+            key.interestOps(0);
+            assertTrue(selector.leaveKernelNow(key));
+            assertEquals(List.of(new Batch(1, false), new Batch(1, true)), backend.batches,
+                    "the removal, synchronously: the descriptor is closed as soon as it returns");
+            assertTrue(key.isOutOfKernel());
+            selector.selectNow();
+            assertEquals(2, backend.batches.size(), "the queued change of the key taken out was not sent");
+            assertTrue(key.isOutOfKernel());
+            key.interestOps(SelectionKey.OP_READ);
+            selector.selectNow();
+            assertEquals(2, backend.batches.size(), "nor is a later one");
+            key.cancel();
+            selector.selectNow();
+            assertEquals(2, backend.batches.size(), "its cancellation sends no second removal");
+            assertEquals(-1, key.slot, "and frees its slot");
+        }
+    }
+
+    @Test
+    void aKeyWhoseFirstChangeNeverReachedTheKernelIsOutAtCloseWithoutACall() throws Exception {
+        try (NativeSelector selector = open(64)) {
+            NativeSelectionKey key = registerSource(selector, SelectionKey.OP_READ);
+            assertTrue(selector.leaveKernelNow(key));
+            selector.selectNow();
+            assertEquals(List.of(), backend.batches, "its registration was dropped before it was sent");
+        }
+    }
+
     /** One call of {@link Backend#apply}: how many records, and whether synchronously. */
     record Batch(int size, boolean sync) {
     }

@@ -26,6 +26,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.github.nativeselector.internal.BuiltInProvider;
 import io.github.nativeselector.support.ContractChannels;
+import io.github.nativeselector.support.ContractSupport.Background;
 import io.github.nativeselector.support.TestSelectors;
 import java.io.IOException;
 import java.net.StandardSocketOptions;
@@ -57,6 +58,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class SelectorTest {
+
+    private static final String DESCRIPTOR_AFTER_CLOSE = "the JDK keeps a closed channel's descriptor open until"
+            + " every selector has deregistered it; a lean channel with nothing unread takes it out of the kernel"
+            + " sets and closes it";
 
     static Stream<Arguments> selectors() {
         return Stream.concat(Stream.of(Arguments.of(Impl.JDK, TestSelectors.JDK)),
@@ -434,6 +439,165 @@ class SelectorTest {
                 }
             }
             assertTrue(reused > 100, "the descriptor number was reused only " + reused + " times in 200");
+        }
+    }
+
+    /**
+     * Whether a closed channel's descriptor, read to the end of its stream, is still open while a
+     * selector that is not polling has it registered.
+     */
+    private static int openWhileRegistered(Impl impl) {
+        return impl == Impl.LEAN ? 0 : 1;
+    }
+
+    /** An accepted connection, registered for reads, whose peer has sent one byte and its end. */
+    private static SocketChannel acceptedAndEnded(ServerSocketChannel server, SocketChannel client, Selector selector)
+            throws IOException {
+        client.connect(server.getLocalAddress());
+        SocketChannel accepted = server.accept();
+        accepted.configureBlocking(false);
+        accepted.register(selector, OP_READ);
+        client.write(ByteBuffer.wrap(new byte[] {1}));
+        client.shutdownOutput();
+        return accepted;
+    }
+
+    /** Reads the registered channel until the end of its stream, as a server does before it closes. */
+    private static void readToTheEnd(Selector selector, SocketChannel channel) throws IOException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(BlockedCall.WAIT_MS);
+        ByteBuffer in = ByteBuffer.allocate(8);
+        while (channel.read(in) >= 0) {
+            in.clear();
+            assertTrue(System.nanoTime() < deadline, "no end of stream in " + BlockedCall.WAIT_MS + " ms");
+            selector.select(100);
+            selector.selectedKeys().clear();
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("selectors")
+    void closingARegisteredChannelReadToItsEnd(Impl impl, TestSelectors selectors) throws Exception {
+        try (Selector selector = selectors.open(); ServerSocketChannel server = impl.listen(Family.INET);
+                SocketChannel client = impl.openSocket()) {
+            Map<Integer, String> before = snapshot();
+            SocketChannel accepted = acceptedAndEnded(server, client, selector);
+            String file = snapshot().get(singleOpened(before, snapshot()));
+            readToTheEnd(selector, accepted);
+            SelectionKey key = accepted.keyFor(selector);
+            assertEquals(1, accepted.write(ByteBuffer.wrap(new byte[] {2})));
+            accepted.close();
+            assertEquals(openWhileRegistered(impl), count(file), DESCRIPTOR_AFTER_CLOSE);
+            ByteBuffer reply = ByteBuffer.allocate(8);
+            assertEquals(1, client.read(reply), "the byte written before the close arrives");
+            assertEquals(-1, client.read(reply), "then the end of the stream, not a reset");
+            assertTrue(selector.keys().contains(key), "the key stays in the key set until a select");
+            assertEquals(0, selector.selectNow());
+            assertFalse(selector.keys().contains(key));
+            assertFalse(accepted.isRegistered());
+            assertEquals(0, count(file));
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("selectors")
+    void closingARegisteredServerFreesItsPortAtOnceWhenLean(Impl impl, TestSelectors selectors) throws Exception {
+        try (Selector selector = selectors.open()) {
+            Map<Integer, String> before = snapshot();
+            ServerSocketChannel server = impl.listen(Family.INET);
+            String file = snapshot().get(singleOpened(before, snapshot()));
+            server.configureBlocking(false);
+            SelectionKey key = server.register(selector, OP_ACCEPT);
+            assertEquals(0, selector.selectNow());
+            server.close();
+            assertEquals(openWhileRegistered(impl), count(file), DESCRIPTOR_AFTER_CLOSE);
+            assertEquals(0, selector.selectNow());
+            assertFalse(selector.keys().contains(key));
+            assertEquals(0, count(file));
+            assertFalse(server.isRegistered());
+        }
+    }
+
+    /**
+     * A channel closed with an interest change still queued, whose descriptor number a new
+     * channel gets before any select: the queued change must not put the number back under the
+     * old key, and only the new channel's events are reported.
+     */
+    @ParameterizedTest
+    @MethodSource("selectors")
+    void aQueuedChangeOfAClosedChannelDoesNotReachItsReusedDescriptor(Impl impl, TestSelectors selectors)
+            throws Exception {
+        try (Selector selector = selectors.open(); ServerSocketChannel server = impl.listen(Family.INET)) {
+            int reused = 0;
+            for (int i = 0; i < 100; i++) {
+                try (SocketChannel oldClient = impl.openSocket(); SocketChannel newClient = impl.openSocket()) {
+                    Map<Integer, String> before = snapshot();
+                    SocketChannel old = acceptedAndEnded(server, oldClient, selector);
+                    int oldFd = singleOpened(before, snapshot());
+                    readToTheEnd(selector, old);
+                    SelectionKey oldKey = old.keyFor(selector);
+                    oldKey.interestOps(OP_READ | OP_WRITE); // queued where the selector batches
+                    old.close();
+                    newClient.connect(server.getLocalAddress());
+                    before = snapshot();
+                    SocketChannel fresh = server.accept();
+                    if (singleOpened(before, snapshot()) == oldFd) {
+                        reused++;
+                    }
+                    fresh.configureBlocking(false);
+                    SelectionKey freshKey = fresh.register(selector, OP_READ, "new " + i);
+                    assertEquals(0, selector.selectNow(), "nothing to read on the new channel, the old key is gone");
+                    assertFalse(selector.keys().contains(oldKey));
+                    newClient.write(ByteBuffer.wrap(new byte[] {3}));
+                    awaitSelected(selector, freshKey);
+                    for (SelectionKey key : selector.selectedKeys()) {
+                        assertSame(freshKey, key, "only the new channel's key is selected");
+                    }
+                    assertEquals(OP_READ, freshKey.readyOps());
+                    ByteBuffer got = ByteBuffer.allocate(4);
+                    assertEquals(1, fresh.read(got));
+                    assertEquals(3, got.get(0));
+                    fresh.close();
+                    selector.selectNow();
+                    selector.selectedKeys().clear();
+                }
+            }
+            if (impl == Impl.LEAN) {
+                assertTrue(reused > 50, "the descriptor number was reused only " + reused + " times in 100");
+            }
+        }
+    }
+
+    /**
+     * A close while another thread is blocked in a select: the descriptor is closed at once by a
+     * backend that takes changes during a poll, and by the select's end at the latest.
+     */
+    @ParameterizedTest
+    @MethodSource("selectors")
+    void closingDuringABlockedSelect(Impl impl, TestSelectors selectors) throws Exception {
+        try (Selector selector = selectors.open(); ServerSocketChannel server = impl.listen(Family.INET);
+                SocketChannel client = impl.openSocket()) {
+            Map<Integer, String> before = snapshot();
+            SocketChannel accepted = acceptedAndEnded(server, client, selector);
+            String file = snapshot().get(singleOpened(before, snapshot()));
+            readToTheEnd(selector, accepted);
+            SelectionKey key = accepted.keyFor(selector);
+            key.interestOps(0);
+            try (Background<Integer> select = Background.start("selector", self -> {
+                self.aboutToBlock();
+                return selector.select();
+            })) {
+                select.awaitBlockedInSelect();
+                accepted.close();
+                if (impl == Impl.LEAN && selectors.appliesDuringPoll()) {
+                    assertEquals(0, count(file), "closed at once: the kernel set took the removal during the poll");
+                }
+                assertEquals(-1, client.read(ByteBuffer.allocate(8)), "the peer sees the close before the select ends");
+                selector.wakeup();
+                select.get(BlockedCall.WAIT_MS);
+            }
+            selector.selectNow();
+            assertFalse(selector.keys().contains(key));
+            assertEquals(0, count(file), "released by the next select at the latest");
         }
     }
 }

@@ -50,6 +50,14 @@ public enum TestSelectors {
     }
 
     /**
+     * Whether the backend takes registration changes while a select polls: AIX's pollset does
+     * not ({@code pollset_ctl} waits for {@code pollset_poll}), so its changes wait for the poll's end.
+     */
+    public boolean appliesDuringPoll() {
+        return config.backend() != BackendChoice.POLLSET;
+    }
+
+    /**
      * Every selector, for {@code @MethodSource}. In the suite's run on lean channels the JDK's
      * selector is left out: it takes only the JDK's channels, and it is the reference in the run on
      * them.

@@ -30,7 +30,9 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>As for {@link LeanSocketChannel}, the descriptor stays non-blocking in the kernel and a
  * blocking accept waits for readiness; a close wakes a waiting thread by shutting the socket down
- * (a platform thread's poll(2) returns) or through the poller (a parked virtual thread).
+ * (a platform thread's poll(2) returns) or through the poller (a parked virtual thread), and a
+ * close with no thread accepting takes the descriptor out of the selectors' kernel sets and
+ * closes it at once, so the port is free then, not after the selectors' next selects.
  *
  * <p>Locking: {@code acceptLock} is held by an accepting thread and by configureBlocking;
  * {@code stateLock} is taken after it when needed, guards the fields below it and every change
@@ -318,14 +320,25 @@ final class LeanServerSocketChannel extends ServerSocketChannel implements LeanC
             acceptLock.lock();
             acceptLock.unlock();
         }
+        boolean outOfKernels = !threadWaiting && descriptor.leaveKernelsNow();
         stateLock.lock();
         try {
             if ((state & PHASE) == CLOSING) {
-                tryClose();
+                tryClose(outOfKernels);
             }
         } finally {
             stateLock.unlock();
         }
+    }
+
+    @Override
+    public void registered(Registration registration) {
+        descriptor.registered(registration);
+    }
+
+    @Override
+    public void deregistered(Registration registration) {
+        descriptor.deregistered(registration);
     }
 
     @Override
@@ -343,9 +356,13 @@ final class LeanServerSocketChannel extends ServerSocketChannel implements LeanC
         }
     }
 
-    /** Holding stateLock, closing: closes the descriptor unless a thread or a selector still has it. */
-    private boolean tryClose() throws IOException {
-        if (acceptThread == null && !isRegistered()) {
+    /**
+     * Holding stateLock, closing: closes the descriptor unless a thread or a selector still has
+     * it; with {@code outOfKernels}, the selectors that still have the channel registered no longer
+     * have the descriptor.
+     */
+    private boolean tryClose(boolean outOfKernels) throws IOException {
+        if (acceptThread == null && (outOfKernels || !isRegistered())) {
             state = (state & ~PHASE) | CLOSED;
             Sockets.close(fd);
             return true;
@@ -356,7 +373,7 @@ final class LeanServerSocketChannel extends ServerSocketChannel implements LeanC
     /** tryClose for a deferred close, which has nobody to report a failure to, as in the JDK. */
     private void tryFinishClose() {
         try {
-            tryClose();
+            tryClose(false);
         } catch (IOException e) {
             // The descriptor is released all the same: close(2) on Linux frees it whatever it returns.
         }

@@ -44,8 +44,13 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>Closing follows the JDK: a thread blocked in an operation is woken by shutting the socket
  * down (poll(2) returns) or through the poller (a parked virtual thread), and the descriptor is
- * closed by the last such thread to leave, or, while the channel is registered, by
- * {@link #kill()} once every selector has let it go.
+ * closed by the last such thread to leave. Where the JDK keeps a registered channel's descriptor
+ * open until every selector has deregistered it, a close with no thread in an operation takes
+ * it out of the selectors' kernel sets itself ({@link SocketDescriptor#leaveKernelsNow}) and
+ * closes it at once, when that ends the connection as the JDK's would (its input read to the
+ * end, no SO_LINGER): one system call for the removal and one for the close, where the JDK
+ * makes a shutdown, the removal, and the close. Otherwise it does as the JDK, and the
+ * descriptor waits for {@link #kill()}, once every selector has let it go.
  *
  * <p>Locking: {@code readLock} is held by a reading thread, {@code writeLock} by a writing one,
  * both (read first) by connect, finishConnect, bind and configureBlocking; {@code stateLock} is
@@ -89,6 +94,11 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
 
     /** Guarded by readLock: a read saw ECONNRESET, so every later read fails as the JDK's do. */
     private boolean connectionReset;
+    /**
+     * Guarded by readLock: a read saw the end of the stream, so nothing is left unread, nor can
+     * arrive, and closing the socket sends a FIN rather than a reset.
+     */
+    private boolean inputEnded;
     private IoVectors readVectors;
 
     /** Guarded by writeLock. */
@@ -236,7 +246,8 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
 
     private int transferDirect(ByteBuffer buffer, int position, int length, boolean reading) throws IOException {
         try {
-            return reading ? Sockets.read(fd, buffer, position, length) : Sockets.write(fd, buffer, position, length);
+            return reading ? (int) noteEnd(Sockets.read(fd, buffer, position, length))
+                    : Sockets.write(fd, buffer, position, length);
         } catch (SocketException e) {
             throw reading ? reset(e) : e;
         }
@@ -244,7 +255,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
 
     private int transferArray(byte[] array, int offset, int length, boolean reading) throws IOException {
         try {
-            return reading ? Sockets.readArray(fd, array, offset, length)
+            return reading ? (int) noteEnd(Sockets.readArray(fd, array, offset, length))
                     : Sockets.writeArray(fd, array, offset, length);
         } catch (SocketException e) {
             throw reading ? reset(e) : e;
@@ -253,10 +264,18 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
 
     private long transferVectors(long iovecs, int count, boolean reading) throws IOException {
         try {
-            return reading ? Sockets.readv(fd, iovecs, count) : Sockets.writev(fd, iovecs, count);
+            return reading ? noteEnd(Sockets.readv(fd, iovecs, count)) : Sockets.writev(fd, iovecs, count);
         } catch (SocketException e) {
             throw reading ? reset(e) : e;
         }
+    }
+
+    /** A read's result, as it is; the end of the stream is noted ({@code inputEnded}). */
+    private long noteEnd(long n) {
+        if (n == Sockets.EOF) {
+            inputEnded = true;
+        }
+        return n;
     }
 
     /** For a heap buffer whose array is out of reach (a view of other memory), or a segment's view. */
@@ -957,10 +976,12 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
     protected void implCloseSelectableChannel() throws IOException {
         boolean connected;
         boolean threadsWaiting;
+        int linger;
         stateLock.lock();
         try {
             int s = state;
             connected = (s & PHASE) == CONNECTED;
+            linger = descriptor.linger();
             if (socket != null) {
                 keepAddressesForAdaptor(s);
             }
@@ -982,14 +1003,26 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
             writeLock.lock();
             writeLock.unlock();
         }
+        boolean outOfKernels = !threadsWaiting && closesCleanlyAtOnce(connected, linger)
+                && descriptor.leaveKernelsNow();
         stateLock.lock();
         try {
-            if ((state & PHASE) == CLOSING && !tryClose() && connected && isRegistered()) {
+            if ((state & PHASE) == CLOSING && !tryClose(outOfKernels) && connected && isRegistered()) {
                 shutdownOutputUntilKilled();
             }
         } finally {
             stateLock.unlock();
         }
+    }
+
+    /**
+     * Whether closing the descriptor now ends the connection as the JDK's deferred close does:
+     * nothing unread (else the close would reset the connection, where the JDK's peer reads the
+     * end of the stream first, and may lose the last bytes written), and no SO_LINGER to wait
+     * for. After the I/O locks were taken, so their fields are seen.
+     */
+    private boolean closesCleanlyAtOnce(boolean connected, int linger) {
+        return (!connected || inputEnded || connectionReset) && linger <= 0;
     }
 
     /** The adaptor reports the addresses of a socket bound or connected before it was closed. */
@@ -1003,8 +1036,8 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
     }
 
     /**
-     * Holding stateLock, closed but still registered: as the JDK does, the peer reads end of
-     * stream now rather than when the selectors let the descriptor go; and SO_LINGER is turned off
+     * Holding stateLock, closed but still in a selector's kernel set: as the JDK does, the peer
+     * reads end of stream now rather than when the selectors let the descriptor go; and SO_LINGER is turned off
      * so that the deferred close does not wait. With SO_LINGER at 0 the close is meant to reset
      * the connection, so the output is left alone.
      */
@@ -1020,6 +1053,16 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         } catch (IOException e) {
             // The channel is closed for its users already; the close itself is still to come.
         }
+    }
+
+    @Override
+    public void registered(Registration registration) {
+        descriptor.registered(registration);
+    }
+
+    @Override
+    public void deregistered(Registration registration) {
+        descriptor.deregistered(registration);
     }
 
     @Override
@@ -1039,9 +1082,13 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         }
     }
 
-    /** Holding stateLock, closing: closes the descriptor unless a thread or a selector still has it. */
-    private boolean tryClose() throws IOException {
-        if (readerThread == null && writerThread == null && !isRegistered()) {
+    /**
+     * Holding stateLock, closing: closes the descriptor unless a thread or a selector still has
+     * it; with {@code outOfKernels}, the selectors that still have the channel registered no longer
+     * have the descriptor.
+     */
+    private boolean tryClose(boolean outOfKernels) throws IOException {
+        if (readerThread == null && writerThread == null && (outOfKernels || !isRegistered())) {
             state = (state & ~PHASE) | CLOSED;
             Sockets.close(fd);
             return true;
@@ -1052,7 +1099,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
     /** tryClose for a deferred close, which has nobody to report a failure to, as in the JDK. */
     private void tryFinishClose() {
         try {
-            tryClose();
+            tryClose(false);
         } catch (IOException e) {
             // The descriptor is released all the same: close(2) on Linux frees it whatever it returns.
         }

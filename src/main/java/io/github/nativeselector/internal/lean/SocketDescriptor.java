@@ -9,22 +9,27 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.net.SocketOption;
-import java.nio.channels.Channel;
 import java.nio.channels.ClosedChannelException;
+import java.nio.channels.SelectableChannel;
+import java.util.Arrays;
 import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * What {@link LeanSocketChannel} and {@link LeanServerSocketChannel} share about their socket:
- * its options, its local address once known, binding, and the check that the channel is open.
+ * its options, its local address once known, binding, the check that the channel is open, and
+ * the selectors' registrations, which a close takes out of the kernel.
  * The two extend different JDK classes, so each holds one of these rather than inherit it.
  *
  * <p>Locking: the owner's stateLock, given here, guards {@code options} and {@code localAddress}.
- * setOption and getOption take it; every other method is called holding it.
+ * setOption and getOption take it; every other method is called holding it, but for those of
+ * the registrations, which this object's monitor guards (a leaf: held for a copy of the array).
  */
 final class SocketDescriptor {
 
-    private final Channel owner;
+    private static final LeanChannel.Registration[] NONE = {};
+
+    private final SelectableChannel owner;
     private final int fd;
     private final boolean inet6;
     private final SocketOptionTable table;
@@ -34,8 +39,10 @@ final class SocketDescriptor {
     private SocketOptionTable.Values options;
     /** Null until asked of the kernel. */
     private InetSocketAddress localAddress;
+    /** Replaced, never changed, under this object's monitor. */
+    private LeanChannel.Registration[] registrations = NONE;
 
-    SocketDescriptor(Channel owner, int fd, boolean inet6, SocketOptionTable table, ReentrantLock stateLock) {
+    SocketDescriptor(SelectableChannel owner, int fd, boolean inet6, SocketOptionTable table, ReentrantLock stateLock) {
         this.owner = owner;
         this.fd = fd;
         this.inet6 = inet6;
@@ -88,6 +95,48 @@ final class SocketDescriptor {
             options = table.newValues();
         }
         return options;
+    }
+
+    // -- Registrations with selectors
+
+    synchronized void registered(LeanChannel.Registration registration) {
+        LeanChannel.Registration[] grown = Arrays.copyOf(registrations, registrations.length + 1);
+        grown[registrations.length] = registration;
+        registrations = grown;
+    }
+
+    synchronized void deregistered(LeanChannel.Registration registration) {
+        int at = Arrays.asList(registrations).indexOf(registration);
+        if (at >= 0) {
+            LeanChannel.Registration[] shrunk = Arrays.copyOf(registrations, registrations.length - 1);
+            System.arraycopy(registrations, at + 1, shrunk, at, shrunk.length - at);
+            registrations = shrunk;
+        }
+    }
+
+    /**
+     * Closing, with no thread in an operation: takes the descriptor out of every selector's kernel
+     * set now (cancelled keys too, which may still be there), so that the owner can close it now
+     * rather than when the last selector deregisters it. Called not holding stateLock, since
+     * a selector's change queue is taken here.
+     *
+     * @return whether no selector's kernel set has the descriptor any more
+     */
+    boolean leaveKernelsNow() {
+        // isRegistered waits for a registration under way, which has then reached registered();
+        // one that follows finds the channel closed.
+        if (!owner.isRegistered()) {
+            return true;
+        }
+        LeanChannel.Registration[] all;
+        synchronized (this) {
+            all = registrations;
+        }
+        boolean out = true;
+        for (LeanChannel.Registration registration : all) {
+            out &= registration.leaveKernelNow();
+        }
+        return out;
     }
 
     // -- Binding and the local address
