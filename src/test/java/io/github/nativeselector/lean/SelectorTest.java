@@ -450,16 +450,27 @@ class SelectorTest {
         return impl == Impl.LEAN ? 0 : 1;
     }
 
-    /** An accepted connection, registered for reads, whose peer has sent one byte and its end. */
-    private static SocketChannel acceptedAndEnded(ServerSocketChannel server, SocketChannel client, Selector selector)
-            throws IOException {
-        client.connect(server.getLocalAddress());
-        SocketChannel accepted = server.accept();
-        accepted.configureBlocking(false);
-        accepted.register(selector, OP_READ);
-        client.write(ByteBuffer.wrap(new byte[] {1}));
-        client.shutdownOutput();
-        return accepted;
+    /**
+     * An accepted connection registered for reads, whose peer sent one byte and its end, read to
+     * that end as a server does before it closes; with its descriptor's number and entry in
+     * /proc/self/fd.
+     */
+    private record EndedConnection(SocketChannel channel, SelectionKey key, int fd, String file) {
+
+        static EndedConnection accept(ServerSocketChannel server, SocketChannel client, Selector selector)
+                throws IOException {
+            client.connect(server.getLocalAddress());
+            Map<Integer, String> before = snapshot();
+            SocketChannel accepted = server.accept();
+            Map<Integer, String> after = snapshot();
+            int fd = singleOpened(before, after);
+            accepted.configureBlocking(false);
+            SelectionKey key = accepted.register(selector, OP_READ);
+            client.write(ByteBuffer.wrap(new byte[] {1}));
+            client.shutdownOutput();
+            readToTheEnd(selector, accepted);
+            return new EndedConnection(accepted, key, fd, after.get(fd));
+        }
     }
 
     /** Reads the registered channel until the end of its stream, as a server does before it closes. */
@@ -479,22 +490,18 @@ class SelectorTest {
     void closingARegisteredChannelReadToItsEnd(Impl impl, TestSelectors selectors) throws Exception {
         try (Selector selector = selectors.open(); ServerSocketChannel server = impl.listen(Family.INET);
                 SocketChannel client = impl.openSocket()) {
-            Map<Integer, String> before = snapshot();
-            SocketChannel accepted = acceptedAndEnded(server, client, selector);
-            String file = snapshot().get(singleOpened(before, snapshot()));
-            readToTheEnd(selector, accepted);
-            SelectionKey key = accepted.keyFor(selector);
-            assertEquals(1, accepted.write(ByteBuffer.wrap(new byte[] {2})));
-            accepted.close();
-            assertEquals(openWhileRegistered(impl), count(file), DESCRIPTOR_AFTER_CLOSE);
+            EndedConnection ended = EndedConnection.accept(server, client, selector);
+            assertEquals(1, ended.channel().write(ByteBuffer.wrap(new byte[] {2})));
+            ended.channel().close();
+            assertEquals(openWhileRegistered(impl), count(ended.file()), DESCRIPTOR_AFTER_CLOSE);
             ByteBuffer reply = ByteBuffer.allocate(8);
             assertEquals(1, client.read(reply), "the byte written before the close arrives");
             assertEquals(-1, client.read(reply), "then the end of the stream, not a reset");
-            assertTrue(selector.keys().contains(key), "the key stays in the key set until a select");
+            assertTrue(selector.keys().contains(ended.key()), "the key stays in the key set until a select");
             assertEquals(0, selector.selectNow());
-            assertFalse(selector.keys().contains(key));
-            assertFalse(accepted.isRegistered());
-            assertEquals(0, count(file));
+            assertFalse(selector.keys().contains(ended.key()));
+            assertFalse(ended.channel().isRegistered());
+            assertEquals(0, count(ended.file()));
         }
     }
 
@@ -530,17 +537,14 @@ class SelectorTest {
             int reused = 0;
             for (int i = 0; i < 100; i++) {
                 try (SocketChannel oldClient = impl.openSocket(); SocketChannel newClient = impl.openSocket()) {
-                    Map<Integer, String> before = snapshot();
-                    SocketChannel old = acceptedAndEnded(server, oldClient, selector);
-                    int oldFd = singleOpened(before, snapshot());
-                    readToTheEnd(selector, old);
-                    SelectionKey oldKey = old.keyFor(selector);
+                    EndedConnection old = EndedConnection.accept(server, oldClient, selector);
+                    SelectionKey oldKey = old.key();
                     oldKey.interestOps(OP_READ | OP_WRITE); // queued where the selector batches
-                    old.close();
+                    old.channel().close();
                     newClient.connect(server.getLocalAddress());
-                    before = snapshot();
+                    Map<Integer, String> before = snapshot();
                     SocketChannel fresh = server.accept();
-                    if (singleOpened(before, snapshot()) == oldFd) {
+                    if (singleOpened(before, snapshot()) == old.fd()) {
                         reused++;
                     }
                     fresh.configureBlocking(false);
@@ -576,28 +580,24 @@ class SelectorTest {
     void closingDuringABlockedSelect(Impl impl, TestSelectors selectors) throws Exception {
         try (Selector selector = selectors.open(); ServerSocketChannel server = impl.listen(Family.INET);
                 SocketChannel client = impl.openSocket()) {
-            Map<Integer, String> before = snapshot();
-            SocketChannel accepted = acceptedAndEnded(server, client, selector);
-            String file = snapshot().get(singleOpened(before, snapshot()));
-            readToTheEnd(selector, accepted);
-            SelectionKey key = accepted.keyFor(selector);
-            key.interestOps(0);
+            EndedConnection ended = EndedConnection.accept(server, client, selector);
+            ended.key().interestOps(0);
             try (Background<Integer> select = Background.start("selector", self -> {
                 self.aboutToBlock();
                 return selector.select();
             })) {
                 select.awaitBlockedInSelect();
-                accepted.close();
+                ended.channel().close();
                 if (impl == Impl.LEAN && selectors.appliesDuringPoll()) {
-                    assertEquals(0, count(file), "closed at once: the kernel set took the removal during the poll");
+                    assertEquals(0, count(ended.file()), "closed at once: the kernel set took the removal during the poll");
                 }
                 assertEquals(-1, client.read(ByteBuffer.allocate(8)), "the peer sees the close before the select ends");
                 selector.wakeup();
                 select.get(BlockedCall.WAIT_MS);
             }
             selector.selectNow();
-            assertFalse(selector.keys().contains(key));
-            assertEquals(0, count(file), "released by the next select at the latest");
+            assertFalse(selector.keys().contains(ended.key()));
+            assertEquals(0, count(ended.file()), "released by the next select at the latest");
         }
     }
 }
