@@ -172,10 +172,7 @@ int lean_read(int fd, void *buffer, int length)
 {
     if (length < 0)
         return -EINVAL;
-    ssize_t n;
-    do
-        n = read(fd, buffer, (size_t)length);
-    while (n < 0 && errno == EINTR);
+    ssize_t n = TEMP_FAILURE_RETRY(read(fd, buffer, (size_t)length));
     return n < 0 ? -errno : (int)n;
 }
 
@@ -183,19 +180,13 @@ int lean_write(int fd, const void *buffer, int length)
 {
     if (length < 0)
         return -EINVAL;
-    ssize_t n;
-    do
-        n = send(fd, buffer, (size_t)length, MSG_NOSIGNAL);
-    while (n < 0 && errno == EINTR);
+    ssize_t n = TEMP_FAILURE_RETRY(send(fd, buffer, (size_t)length, MSG_NOSIGNAL));
     return n < 0 ? -errno : (int)n;
 }
 
 int64_t lean_readv(int fd, const struct iovec *iovecs, int count)
 {
-    ssize_t n;
-    do
-        n = readv(fd, iovecs, count);
-    while (n < 0 && errno == EINTR);
+    ssize_t n = TEMP_FAILURE_RETRY(readv(fd, iovecs, count));
     return n < 0 ? -errno : (int64_t)n;
 }
 
@@ -205,10 +196,7 @@ int64_t lean_writev(int fd, const struct iovec *iovecs, int count)
         return -EINVAL;
     /* sendmsg, not writev: only it takes MSG_NOSIGNAL. The kernel only reads msg_iov. */
     struct msghdr message = { .msg_iov = (struct iovec *)iovecs, .msg_iovlen = (size_t)count };
-    ssize_t n;
-    do
-        n = sendmsg(fd, &message, MSG_NOSIGNAL);
-    while (n < 0 && errno == EINTR);
+    ssize_t n = TEMP_FAILURE_RETRY(sendmsg(fd, &message, MSG_NOSIGNAL));
     return n < 0 ? -errno : (int64_t)n;
 }
 
@@ -246,7 +234,7 @@ int lean_available(int fd)
 int lean_send_urgent(int fd, int data)
 {
     uint8_t byte = (uint8_t)data;
-    return send(fd, &byte, 1, MSG_OOB | MSG_NOSIGNAL) < 0 ? -errno : 0;
+    return TEMP_FAILURE_RETRY(send(fd, &byte, 1, MSG_OOB | MSG_NOSIGNAL)) < 0 ? -errno : 0;
 }
 
 int lean_set_int_option(int fd, int level, int name, int value)

@@ -30,8 +30,6 @@
  *   lean_read, lean_write (send with MSG_NOSIGNAL: a closed peer is -EPIPE, never SIGPIPE)
  *   lean_readv, lean_writev (sendmsg with MSG_NOSIGNAL), on an array of at most IOV_MAX struct
  *                        iovec that Java wrote off-heap. 0 bytes read is the end of the stream.
- *                        These four call again after EINTR (which a non-blocking socket should
- *                        not see): never -EINTR, so Java has one result less to handle.
  *   lean_shutdown        -ENOTCONN is 0: a socket that never connected has nothing to shut down.
  *   lean_close           -EINTR is 0: Linux has released the fd before it reports the signal, and
  *                        closing again could close another thread's new fd.
@@ -41,6 +39,10 @@
  *   lean_set_int_option, lean_get_int_option, lean_set_linger (seconds < 0: off),
  *   lean_get_linger      (-1 when off): setsockopt / getsockopt.
  *   lean_inet6_available whether socket(AF_INET6) works here (closed again at once).
+ *
+ * The transfers (lean_read to lean_writev, and lean_send_urgent) call again after EINTR, which a
+ * non-blocking socket should not see (glibc's TEMP_FAILURE_RETRY): never -EINTR, so Java has one
+ * result less to handle.
  *
  * The poller, for threads that must not block in poll (virtual threads): one epoll whose entries
  * are EPOLLONESHOT, so an fd reported once stays quiet until it is armed again.

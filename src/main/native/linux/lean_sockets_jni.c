@@ -426,9 +426,7 @@ static void JNICALL sockets_send_urgent_data(JNIEnv *env, jclass cls, jint fd, j
     (void)cls;
     if (bad_fd(env, fd))
         return;
-    int err;
-    while ((err = lean_send_urgent(fd, data)) == -EINTR) {
-    }
+    int err = lean_send_urgent(fd, data);
     /* A full send buffer: what the JDK's socket says then (NioSocketImpl.sendUrgentData). */
     if (err == -EAGAIN)
         ns_throw(env, "java/net/SocketException", "No buffer space available");
