@@ -505,6 +505,23 @@ class SelectorTest {
         }
     }
 
+    /** With SO_LINGER on, a close now could block: lean waits for the selector, as the JDK does. */
+    @ParameterizedTest
+    @MethodSource("selectors")
+    void closingARegisteredChannelWithLingerOnWaitsForTheSelect(Impl impl, TestSelectors selectors) throws Exception {
+        try (Selector selector = selectors.open(); ServerSocketChannel server = impl.listen(Family.INET);
+                SocketChannel client = impl.openSocket()) {
+            EndedConnection ended = EndedConnection.accept(server, client, selector);
+            ended.channel().setOption(StandardSocketOptions.SO_LINGER, 5);
+            ended.channel().close();
+            assertEquals(1, count(ended.file()), "the descriptor stays open while registered");
+            assertEquals(-1, client.read(ByteBuffer.allocate(8)), "the peer sees the close before any select");
+            assertEquals(0, selector.selectNow());
+            assertFalse(selector.keys().contains(ended.key()));
+            assertEquals(0, count(ended.file()));
+        }
+    }
+
     @ParameterizedTest
     @MethodSource("selectors")
     void closingARegisteredServerFreesItsPortAtOnceWhenLean(Impl impl, TestSelectors selectors) throws Exception {
