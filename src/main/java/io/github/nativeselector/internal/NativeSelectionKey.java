@@ -124,6 +124,16 @@ public final class NativeSelectionKey extends AbstractSelectionKey implements Le
         return "channel=" + channel + ", selector=" + selector + ", " + sets;
     }
 
+    /**
+     * The descriptor's number. A key equals only itself, as Object's equals says; the selector's
+     * key sets hash every new key, and its first identity hash would cost more (it is made up and
+     * written into the object's header).
+     */
+    @Override
+    public int hashCode() {
+        return fd;
+    }
+
     @Override
     public boolean leaveKernelNow() {
         return selector.leaveKernelNow(this);

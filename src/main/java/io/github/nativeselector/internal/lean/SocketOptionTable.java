@@ -67,10 +67,14 @@ final class SocketOptionTable {
 
     private final Map<SocketOption<?>, Entry> entries;
     private final Set<SocketOption<?>> names;
+    /** SO_LINGER's place in a socket's values, which every close reads; -1 in a table without it. */
+    private final int lingerIndex;
 
     private SocketOptionTable(Map<SocketOption<?>, Entry> entries) {
         this.entries = entries;
         this.names = Collections.unmodifiableSet(new LinkedHashSet<>(entries.keySet()));
+        Entry linger = entries.get(StandardSocketOptions.SO_LINGER);
+        this.lingerIndex = linger != null ? linger.index() : -1;
     }
 
     /** What supportedOptions() answers. */
@@ -121,17 +125,16 @@ final class SocketOptionTable {
         private Values(SocketOptionTable table) {
             this.table = table;
             this.values = new int[table.entries.size()];
-            Entry linger = table.entries.get(StandardSocketOptions.SO_LINGER);
-            if (linger != null) {
+            if (table.lingerIndex >= 0) {
                 // Off on every socket a lean channel opens or accepts (its listener cannot set it),
                 // and only setsockopt turns it on: known from the start, so closing never asks.
-                remember(linger, -1);
+                remember(table.lingerIndex, -1);
             }
         }
 
-        /** SO_LINGER in seconds, -1 when off. */
+        /** SO_LINGER in seconds, -1 when off. Only a socket's table has it. */
         int linger() {
-            return values[table.entries.get(StandardSocketOptions.SO_LINGER).index()];
+            return values[table.lingerIndex];
         }
 
         /** Sets an option {@link #checkSet} accepted. */
@@ -175,7 +178,7 @@ final class SocketOptionTable {
                     throw new SocketException("Attempt to set read only option " + name);
             }
             if (entry.keeping() != Keeping.NEVER) {
-                remember(entry, knownValue);
+                remember(entry.index(), knownValue);
             }
         }
 
@@ -188,7 +191,7 @@ final class SocketOptionTable {
             } else {
                 value = read(fd, inet6, entry);
                 if (entry.keeping() == Keeping.ONCE_KNOWN) {
-                    remember(entry, value);
+                    remember(entry.index(), value);
                 }
             }
             return entry.kind() == Kind.FLAG ? Boolean.valueOf(value != 0) : Integer.valueOf(value);
@@ -219,9 +222,9 @@ final class SocketOptionTable {
             }
         }
 
-        private void remember(Entry entry, int value) {
-            values[entry.index()] = value;
-            known |= 1L << entry.index();
+        private void remember(int index, int value) {
+            values[index] = value;
+            known |= 1L << index;
         }
     }
 
