@@ -23,7 +23,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>Locking: the owner's stateLock, given here, guards {@code options} and {@code localAddress}.
  * setOption and getOption take it; every other method is called holding it, but for those of
- * the registrations, which this object's monitor guards (a leaf: held for a copy of the array).
+ * the registrations, whose changes this object's monitor serialises (a leaf: held for a copy of
+ * the array).
  */
 final class SocketDescriptor {
 
@@ -39,8 +40,8 @@ final class SocketDescriptor {
     private SocketOptionTable.Values options;
     /** Null until asked of the kernel. */
     private InetSocketAddress localAddress;
-    /** Replaced, never changed, under this object's monitor. */
-    private LeanChannel.Registration[] registrations = NONE;
+    /** Replaced, never changed, under this object's monitor; read without it. */
+    private volatile LeanChannel.Registration[] registrations = NONE;
 
     SocketDescriptor(SelectableChannel owner, int fd, boolean inet6, SocketOptionTable table, ReentrantLock stateLock) {
         this.owner = owner;
@@ -100,16 +101,18 @@ final class SocketDescriptor {
     // -- Registrations with selectors
 
     synchronized void registered(LeanChannel.Registration registration) {
-        LeanChannel.Registration[] grown = Arrays.copyOf(registrations, registrations.length + 1);
-        grown[registrations.length] = registration;
+        LeanChannel.Registration[] current = registrations;
+        LeanChannel.Registration[] grown = Arrays.copyOf(current, current.length + 1);
+        grown[current.length] = registration;
         registrations = grown;
     }
 
     synchronized void deregistered(LeanChannel.Registration registration) {
-        int at = Arrays.asList(registrations).indexOf(registration);
+        LeanChannel.Registration[] current = registrations;
+        int at = Arrays.asList(current).indexOf(registration);
         if (at >= 0) {
-            LeanChannel.Registration[] shrunk = Arrays.copyOf(registrations, registrations.length - 1);
-            System.arraycopy(registrations, at + 1, shrunk, at, shrunk.length - at);
+            LeanChannel.Registration[] shrunk = Arrays.copyOf(current, current.length - 1);
+            System.arraycopy(current, at + 1, shrunk, at, shrunk.length - at);
             registrations = shrunk;
         }
     }
@@ -128,12 +131,8 @@ final class SocketDescriptor {
         if (!owner.isRegistered()) {
             return true;
         }
-        LeanChannel.Registration[] all;
-        synchronized (this) {
-            all = registrations;
-        }
         boolean out = true;
-        for (LeanChannel.Registration registration : all) {
+        for (LeanChannel.Registration registration : registrations) {
             out &= registration.leaveKernelNow();
         }
         return out;
