@@ -7,6 +7,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -172,7 +173,10 @@ int lean_read(int fd, void *buffer, int length)
 {
     if (length < 0)
         return -EINVAL;
-    ssize_t n = TEMP_FAILURE_RETRY(read(fd, buffer, (size_t)length));
+    /* Nothing asked is nothing read, as read(2) has it; recv would say EAGAIN with nothing there. */
+    if (length == 0)
+        return 0;
+    ssize_t n = TEMP_FAILURE_RETRY(recv(fd, buffer, (size_t)length, 0));
     return n < 0 ? -errno : (int)n;
 }
 
@@ -186,7 +190,12 @@ int lean_write(int fd, const void *buffer, int length)
 
 int64_t lean_readv(int fd, const struct iovec *iovecs, int count)
 {
-    ssize_t n = TEMP_FAILURE_RETRY(readv(fd, iovecs, count));
+    /* recvmsg says EMSGSIZE where readv says EINVAL; Java is given readv's answer. */
+    if (count < 0 || count > IOV_MAX)
+        return -EINVAL;
+    /* The kernel only reads msg_iov. */
+    struct msghdr message = { .msg_iov = (struct iovec *)iovecs, .msg_iovlen = (size_t)count };
+    ssize_t n = TEMP_FAILURE_RETRY(recvmsg(fd, &message, 0));
     return n < 0 ? -errno : (int64_t)n;
 }
 

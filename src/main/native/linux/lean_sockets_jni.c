@@ -9,8 +9,8 @@
  * INTERRUPTED) or into the exception the JDK's own socket channels throw for it, worded as
  * strerror words it.
  *
- * Direct buffers come as themselves, not as addresses: their memory is found here, in the call
- * that reads or writes it, and a buffer that views a memory segment gets Sockets.NO_ADDRESS.
+ * Direct buffers come as addresses (of their memory, from OffHeap.address, and of off-heap
+ * struct iovec arrays): Java keeps each buffer reachable while the kernel uses its memory.
  *
  * Heap arrays are read and written in place, between GetPrimitiveArrayCritical and its release:
  * the fd is non-blocking, so the system call in between never waits for a peer, and nothing else
@@ -25,11 +25,10 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-/* Sockets.EOF, UNAVAILABLE, INTERRUPTED, NO_ADDRESS: the outcomes that are not errors. */
+/* Sockets.EOF, UNAVAILABLE, INTERRUPTED: the outcomes that are not errors. */
 #define JAVA_EOF (-1)
 #define JAVA_UNAVAILABLE (-2)
 #define JAVA_INTERRUPTED (-3)
-#define JAVA_NO_ADDRESS (-4)
 
 _Static_assert(sizeof(jint) == sizeof(int), "pollerWait copies ints into a jint array");
 
@@ -292,30 +291,22 @@ static jlong JNICALL sockets_remote_address(JNIEnv *env, jclass cls, jint fd, jb
     return address_result(env, lean_remote_address(fd, &address), &address, array);
 }
 
-/* One read into, or write from, a direct buffer's [position, position + length): the buffer's
-   memory is found here, so a transfer is one call from Java, as the JDK's own. */
-static jint buffer_transfer(JNIEnv *env, jint fd, jobject buffer, jint position, jint length, bool reading)
-{
-    if (bad_fd(env, fd) || bad_length(env, length))
-        return 0;
-    jlong capacity;
-    char *memory = ns_direct_memory(env, buffer, &capacity);
-    if (memory == NULL)
-        return (*env)->ExceptionCheck(env) ? 0 : JAVA_NO_ADDRESS;
-    if (position < 0 || position > capacity - length) {
-        ns_throw(env, ILLEGAL_ARGUMENT, "position or length outside the buffer");
-        return 0;
-    }
-    if (length == 0)
-        return 0;
-    return reading ? read_result(env, lean_read(fd, memory + position, length))
-                   : write_result(env, lean_write(fd, memory + position, length));
-}
-
-static jint JNICALL sockets_read(JNIEnv *env, jclass cls, jint fd, jobject buffer, jint position, jint length)
+/* One read into, or write from, a direct buffer's memory at address: Java found it with
+   OffHeap.address and keeps the buffer reachable across the call. */
+static jint JNICALL sockets_read_at(JNIEnv *env, jclass cls, jint fd, jlong address, jint length)
 {
     (void)cls;
-    return buffer_transfer(env, fd, buffer, position, length, true);
+    if (bad_fd(env, fd) || bad_length(env, length) || length == 0)
+        return 0;
+    return read_result(env, lean_read(fd, (void *)(intptr_t)address, length));
+}
+
+static jint JNICALL sockets_write_at(JNIEnv *env, jclass cls, jint fd, jlong address, jint length)
+{
+    (void)cls;
+    if (bad_fd(env, fd) || bad_length(env, length) || length == 0)
+        return 0;
+    return write_result(env, lean_write(fd, (const void *)(intptr_t)address, length));
 }
 
 /* One read into, or write from, array[offset, offset + length), pinned for the system call alone. */
@@ -339,12 +330,6 @@ static jint JNICALL sockets_read_array(JNIEnv *env, jclass cls, jint fd, jbyteAr
 {
     (void)cls;
     return array_transfer(env, fd, array, offset, length, true);
-}
-
-static jint JNICALL sockets_write(JNIEnv *env, jclass cls, jint fd, jobject buffer, jint position, jint length)
-{
-    (void)cls;
-    return buffer_transfer(env, fd, buffer, position, length, false);
 }
 
 static jint JNICALL sockets_write_array(JNIEnv *env, jclass cls, jint fd, jbyteArray array, jint offset,
@@ -554,9 +539,9 @@ static const JNINativeMethod sockets_methods[] = {
     { "finishConnect", "(I)I", (void *)sockets_finish_connect },
     { "localAddress", "(I[B)J", (void *)sockets_local_address },
     { "remoteAddress", "(I[B)J", (void *)sockets_remote_address },
-    { "read", "(ILjava/nio/ByteBuffer;II)I", (void *)sockets_read },
+    { "readAt", "(IJI)I", (void *)sockets_read_at },
     { "readArray", "(I[BII)I", (void *)sockets_read_array },
-    { "write", "(ILjava/nio/ByteBuffer;II)I", (void *)sockets_write },
+    { "writeAt", "(IJI)I", (void *)sockets_write_at },
     { "writeArray", "(I[BII)I", (void *)sockets_write_array },
     { "readv", "(IJI)J", (void *)sockets_readv },
     { "writev", "(IJI)J", (void *)sockets_writev },

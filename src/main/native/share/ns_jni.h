@@ -19,13 +19,6 @@
 /* Throws IOException("<what>: <strerror(err)> (errno <err>)"); err is a positive errno. */
 void ns_throw_io(JNIEnv *env, int err, const char *what);
 
-/*
- * A direct buffer's memory, and its capacity in *capacity (off_heap.c); NULL with no exception
- * pending for a buffer that views a memory segment, which has no address to give (its arena may
- * free it at any time), and NULL with IllegalArgumentException for a null or heap buffer.
- */
-void *ns_direct_memory(JNIEnv *env, jobject buffer, jlong *capacity);
-
 /* Throws the named exception class with a message. */
 void ns_throw(JNIEnv *env, const char *class_name, const char *message);
 

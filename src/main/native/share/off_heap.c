@@ -25,8 +25,8 @@ static const char *const segment_types[] = {
 };
 #define SEGMENT_TYPES (sizeof(segment_types) / sizeof(segment_types[0]))
 static jfieldID buffer_segment; /* java.nio.Buffer.segment, or NULL if absent */
-/* java.nio.Buffer.address and .capacity, java.nio.ByteBuffer.hb: all three, or all NULL. */
-static jfieldID buffer_address, buffer_capacity, byte_buffer_array;
+/* java.nio.Buffer.address and java.nio.ByteBuffer.hb: both, or both NULL. */
+static jfieldID buffer_address, byte_buffer_array;
 
 /* The fields a direct buffer's memory is read from; a JDK without one of them leaves all NULL. */
 static jint find_buffer_memory_fields(JNIEnv *env, jclass buffer)
@@ -35,11 +35,10 @@ static jint find_buffer_memory_fields(JNIEnv *env, jclass buffer)
     if (byte_buffer == NULL)
         return JNI_ERR;
     buffer_address = (*env)->GetFieldID(env, buffer, "address", "J");
-    buffer_capacity = buffer_address != NULL ? (*env)->GetFieldID(env, buffer, "capacity", "I") : NULL;
-    byte_buffer_array = buffer_capacity != NULL ? (*env)->GetFieldID(env, byte_buffer, "hb", "[B") : NULL;
+    byte_buffer_array = buffer_address != NULL ? (*env)->GetFieldID(env, byte_buffer, "hb", "[B") : NULL;
     if (byte_buffer_array == NULL) {
         (*env)->ExceptionClear(env);
-        buffer_address = buffer_capacity = NULL;
+        buffer_address = NULL;
     }
     return JNI_OK;
 }
@@ -63,27 +62,28 @@ static jint find_buffer_fields(JNIEnv *env)
 
 /*
  * The buffer's memory from its fields, as the JDK's own Java code reads it: GetDirectBufferAddress
- * and GetDirectBufferCapacity each check the buffer's class first, which costs more than the
- * system call's own user time. Only a ByteBuffer without a backing array is direct.
+ * checks the buffer's class first, which costs more. Only a ByteBuffer without a backing array is
+ * direct.
  */
-static void *direct_memory_of(JNIEnv *env, jobject buffer, jlong *capacity)
+static void *direct_memory_of(JNIEnv *env, jobject buffer)
 {
-    if (buffer_address == NULL) {
-        *capacity = (*env)->GetDirectBufferCapacity(env, buffer);
+    if (buffer_address == NULL)
         return (*env)->GetDirectBufferAddress(env, buffer);
-    }
     jobject array = (*env)->GetObjectField(env, buffer, byte_buffer_array);
     if (array != NULL) {
         (*env)->DeleteLocalRef(env, array);
         return NULL;
     }
-    *capacity = (*env)->GetIntField(env, buffer, buffer_capacity);
     return (void *)(intptr_t)(*env)->GetLongField(env, buffer, buffer_address);
 }
 
-void *ns_direct_memory(JNIEnv *env, jobject buffer, jlong *capacity)
+/*
+ * A direct buffer's memory; NULL with no exception pending for a buffer that views a memory
+ * segment, and NULL with IllegalArgumentException for a null or heap buffer.
+ */
+static void *direct_memory(JNIEnv *env, jobject buffer)
 {
-    void *address = buffer != NULL ? direct_memory_of(env, buffer, capacity) : NULL;
+    void *address = buffer != NULL ? direct_memory_of(env, buffer) : NULL;
     if (address == NULL) {
         ns_throw(env, "java/lang/IllegalArgumentException", "not a direct buffer");
         return NULL;
@@ -101,8 +101,7 @@ void *ns_direct_memory(JNIEnv *env, jobject buffer, jlong *capacity)
 static jlong JNICALL off_heap_address(JNIEnv *env, jclass cls, jobject buffer)
 {
     (void)cls;
-    jlong capacity;
-    return (jlong)(intptr_t)ns_direct_memory(env, buffer, &capacity);
+    return (jlong)(intptr_t)direct_memory(env, buffer);
 }
 
 static const JNINativeMethod off_heap_methods[] = {

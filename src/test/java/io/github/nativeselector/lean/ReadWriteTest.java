@@ -81,6 +81,35 @@ class ReadWriteTest {
 
     @ParameterizedTest
     @MethodSource(Impl.ALL)
+    void directBuffersTakenInTurnEachUseTheirOwnMemory(Impl impl) throws Exception {
+        try (Pair p = Pair.open(impl)) {
+            ByteBuffer whole = ByteBuffer.allocateDirect(64);
+            ByteBuffer[] views = {whole.slice(8, 8), whole.slice(32, 8), whole.duplicate()};
+            int[] startInWhole = {8, 32, 0};
+            int[] order = {0, 1, 0, 2, 1, 2, 0};
+            long offset = 0;
+            for (int turn = 0; turn < order.length; turn++) {
+                ByteBuffer from = views[order[turn]].clear().limit(8);
+                from.put(Bytes.array(offset, 8, 4)).flip();
+                assertEquals(8, p.client.write(from), "write " + turn);
+                Bytes.readAndCheck(p.accepted, offset, 8, 4, false);
+
+                int view = order[order.length - 1 - turn];
+                ByteBuffer into = views[view].clear().limit(8);
+                p.accepted.write(Bytes.pattern(offset, 8, 5, false));
+                while (into.hasRemaining()) {
+                    assertTrue(p.client.read(into) >= 0);
+                }
+                for (int i = 0; i < 8; i++) {
+                    assertEquals(Bytes.at(offset + i, 5), whole.get(startInWhole[view] + i), "turn " + turn + ", byte " + i);
+                }
+                offset += 8;
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource(Impl.ALL)
     void slicedHeapBuffers(Impl impl) throws Exception {
         try (Pair p = Pair.open(impl)) {
             byte[] backing = Bytes.array(0, 64, 3);

@@ -7,6 +7,7 @@ package io.github.nativeselector.internal.lean;
 
 import io.github.nativeselector.internal.OffHeap;
 import java.io.IOException;
+import java.lang.ref.Reference;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketAddress;
@@ -34,11 +35,13 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>The descriptor is non-blocking in the kernel for its whole life. Blocking mode is a Java
  * flag: an operation that cannot proceed waits for readiness ({@link ReadinessWait}) and tries
  * again, so configureBlocking costs no system call and a virtual thread never blocks its carrier.
- * Heap buffers are read and written in place, direct ones in their own memory (one call into
- * the library each, which finds the memory), several at once with readv/writev through an
- * off-heap iovec array per direction. A view of a memory segment goes through a copy instead
- * ({@link Sockets#NO_ADDRESS}, {@link OffHeap#address}), so that a closed arena fails the call
- * with the JDK's IllegalStateException rather than have the kernel use freed memory. Addresses are
+ * Heap buffers are read and written in place, direct ones in their own memory, several at once
+ * with readv/writev through an off-heap iovec array per direction. Each direction keeps the last
+ * direct buffer it used and that buffer's address, so a program that reads into (or writes from)
+ * the same buffer each time asks the library where its memory is once; a closed channel lets
+ * them go. A view of a memory segment has no address ({@link OffHeap#address}) and goes through
+ * a copy instead, so that a closed arena fails the call with the JDK's IllegalStateException
+ * rather than have the kernel use freed memory. Addresses are
  * asked of the kernel when first wanted and then kept; an accepted channel costs no system call
  * of its own.
  *
@@ -100,9 +103,13 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
      */
     private boolean inputEnded;
     private IoVectors readVectors;
+    private ByteBuffer lastReadBuffer;
+    private long lastReadAddress;
 
     /** Guarded by writeLock. */
     private IoVectors writeVectors;
+    private ByteBuffer lastWrittenBuffer;
+    private long lastWrittenAddress;
 
     /** A phase and flags; changed under stateLock. */
     private volatile int state;
@@ -233,8 +240,11 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         if (remaining <= 0) {
             return 0;
         }
-        int n = buffer.isDirect() ? transferDirect(buffer, position, remaining, reading) : Sockets.NO_ADDRESS;
-        if (n == Sockets.NO_ADDRESS) {
+        long address = buffer.isDirect() ? directAddress(buffer, reading) : 0;
+        int n;
+        if (address != 0) {
+            n = transferDirect(buffer, address + position, remaining, reading);
+        } else {
             n = buffer.hasArray() ? transferArray(buffer.array(), buffer.arrayOffset() + position, remaining, reading)
                     : transferThroughCopy(buffer, position, remaining, reading);
         }
@@ -244,12 +254,33 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         return n;
     }
 
-    private int transferDirect(ByteBuffer buffer, int position, int length, boolean reading) throws IOException {
+    /**
+     * A direct buffer's address, 0 for a view of a memory segment; asked of the library only for a
+     * buffer other than the direction's last. Called holding the direction's lock.
+     */
+    private long directAddress(ByteBuffer buffer, boolean reading) {
+        if (reading) {
+            if (buffer != lastReadBuffer) {
+                lastReadAddress = OffHeap.address(buffer);
+                lastReadBuffer = buffer;
+            }
+            return lastReadAddress;
+        }
+        if (buffer != lastWrittenBuffer) {
+            lastWrittenAddress = OffHeap.address(buffer);
+            lastWrittenBuffer = buffer;
+        }
+        return lastWrittenAddress;
+    }
+
+    /** Moves bytes at {@code address} in {@code buffer}'s memory, which stays reachable until the kernel is done. */
+    private int transferDirect(ByteBuffer buffer, long address, int length, boolean reading) throws IOException {
         try {
-            return reading ? (int) noteEnd(Sockets.read(fd, buffer, position, length))
-                    : Sockets.write(fd, buffer, position, length);
+            return reading ? (int) noteEnd(Sockets.readAt(fd, address, length)) : Sockets.writeAt(fd, address, length);
         } catch (SocketException e) {
             throw reading ? reset(e) : e;
+        } finally {
+            Reference.reachabilityFence(buffer);
         }
     }
 
@@ -999,8 +1030,10 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         if (!threadsWaiting) {
             // A thread in a non-blocking operation, or about to find the channel closed, leaves soon.
             readLock.lock();
+            lastReadBuffer = null;
             readLock.unlock();
             writeLock.lock();
+            lastWrittenBuffer = null;
             writeLock.unlock();
         }
         boolean outOfKernels = !threadsWaiting && closesCleanlyAtOnce(connected, linger)

@@ -6,7 +6,6 @@
 package io.github.nativeselector.internal.lean;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
 
 /**
  * The system calls of the lean socket channels, one native each ({@code src/main/native/linux/lean_sockets.h}
@@ -34,11 +33,6 @@ public final class Sockets {
     public static final int UNAVAILABLE = -2;
     /** EINTR, or a connection aborted before accept took it: the caller calls again. */
     public static final int INTERRUPTED = -3;
-    /**
-     * A direct buffer that views a memory segment: it has no address to give the kernel (its arena
-     * may free the memory at any time), so the caller moves its bytes through a copy.
-     */
-    public static final int NO_ADDRESS = -4;
 
     public static final int SHUT_RD = 0;
     public static final int SHUT_WR = 1;
@@ -126,37 +120,34 @@ public final class Sockets {
     static native long remoteAddress(int fd, byte[] address) throws IOException;
 
     /**
-     * Reads into the direct buffer's {@code [position, position + length)}, in one call from Java
-     * (the buffer's address is taken in C): a count > 0, {@link #EOF}, {@link #UNAVAILABLE} or
-     * {@link #NO_ADDRESS}; 0 only for length 0. A signal does not end it: C calls again.
-     *
-     * @throws IllegalArgumentException for a heap buffer, or a range beyond its capacity
+     * Reads into {@code [address, address + length)} of a direct buffer's memory, the buffer kept
+     * reachable by the caller: a count > 0, {@link #EOF} or {@link #UNAVAILABLE}; 0 only for length
+     * 0. A signal does not end it: C calls again.
      */
-    static native int read(int fd, ByteBuffer buffer, int position, int length) throws IOException;
+    static native int readAt(int fd, long address, int length) throws IOException;
 
-    /** {@link #read} into {@code array[offset, offset + length)}. */
+    /** {@link #readAt} into {@code array[offset, offset + length)}. */
     static native int readArray(int fd, byte[] array, int offset, int length) throws IOException;
 
     /**
-     * Writes from the direct buffer's {@code [position, position + length)} (send with
-     * MSG_NOSIGNAL): a count, {@link #UNAVAILABLE} or {@link #NO_ADDRESS}, as {@link #read} after a
-     * signal.
+     * Writes from {@code [address, address + length)} of a direct buffer's memory (send with
+     * MSG_NOSIGNAL): a count or {@link #UNAVAILABLE}, as {@link #readAt} after a signal.
      *
      * @throws java.net.SocketException "Connection reset" for ECONNRESET (as every read and write);
      *     other errors as IOException, e.g. "Broken pipe"
      */
-    static native int write(int fd, ByteBuffer buffer, int position, int length) throws IOException;
+    static native int writeAt(int fd, long address, int length) throws IOException;
 
-    /** {@link #write} from {@code array[offset, offset + length)}. */
+    /** {@link #writeAt} from {@code array[offset, offset + length)}. */
     static native int writeArray(int fd, byte[] array, int offset, int length) throws IOException;
 
     /**
      * Reads into {@code count} (0 to {@link #IOV_MAX}) off-heap {@code struct iovec}: as
-     * {@link #read}, 0 only for count 0.
+     * {@link #readAt}, 0 only for count 0.
      */
     static native long readv(int fd, long iovecs, int count) throws IOException;
 
-    /** Writes from {@code count} off-heap {@code struct iovec} (sendmsg with MSG_NOSIGNAL), as {@link #write}. */
+    /** Writes from {@code count} off-heap {@code struct iovec} (sendmsg with MSG_NOSIGNAL), as {@link #writeAt}. */
     static native long writev(int fd, long iovecs, int count) throws IOException;
 
     /**
