@@ -41,9 +41,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * the same buffer each time asks the library where its memory is once; a closed channel lets
  * them go. A view of a memory segment has no address ({@link OffHeap#address}) and goes through
  * a copy instead, so that a closed arena fails the call with the JDK's IllegalStateException
- * rather than have the kernel use freed memory. Addresses are
- * asked of the kernel when first wanted and then kept; an accepted channel costs no system call
- * of its own.
+ * rather than have the kernel use freed memory. The socket's own addresses are asked of the
+ * kernel when first wanted and then kept; an accepted channel costs no system call of its own.
  *
  * <p>Closing follows the JDK: a thread blocked in an operation is woken by shutting the socket
  * down (poll(2) returns) or through the poller (a parked virtual thread), and the descriptor is
