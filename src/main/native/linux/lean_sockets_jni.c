@@ -293,20 +293,25 @@ static jlong JNICALL sockets_remote_address(JNIEnv *env, jclass cls, jint fd, jb
 
 /* One read into, or write from, a direct buffer's memory at address: Java found it with
    OffHeap.address and keeps the buffer reachable across the call. */
+static jint address_transfer(JNIEnv *env, jint fd, jlong address, jint length, bool reading)
+{
+    if (bad_fd(env, fd) || bad_length(env, length) || length == 0)
+        return 0;
+    void *memory = (void *)(intptr_t)address;
+    return reading ? read_result(env, lean_read(fd, memory, length))
+                   : write_result(env, lean_write(fd, memory, length));
+}
+
 static jint JNICALL sockets_read_at(JNIEnv *env, jclass cls, jint fd, jlong address, jint length)
 {
     (void)cls;
-    if (bad_fd(env, fd) || bad_length(env, length) || length == 0)
-        return 0;
-    return read_result(env, lean_read(fd, (void *)(intptr_t)address, length));
+    return address_transfer(env, fd, address, length, true);
 }
 
 static jint JNICALL sockets_write_at(JNIEnv *env, jclass cls, jint fd, jlong address, jint length)
 {
     (void)cls;
-    if (bad_fd(env, fd) || bad_length(env, length) || length == 0)
-        return 0;
-    return write_result(env, lean_write(fd, (const void *)(intptr_t)address, length));
+    return address_transfer(env, fd, address, length, false);
 }
 
 /* One read into, or write from, array[offset, offset + length), pinned for the system call alone. */

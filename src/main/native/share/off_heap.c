@@ -28,7 +28,7 @@ static jfieldID buffer_segment; /* java.nio.Buffer.segment, or NULL if absent */
 /* java.nio.Buffer.address and java.nio.ByteBuffer.hb: both, or both NULL. */
 static jfieldID buffer_address, byte_buffer_array;
 
-/* The fields a direct buffer's memory is read from; a JDK without one of them leaves all NULL. */
+/* The fields a direct buffer's memory is read from; a JDK without one of them leaves both NULL. */
 static jint find_buffer_memory_fields(JNIEnv *env, jclass buffer)
 {
     jclass byte_buffer = (*env)->FindClass(env, "java/nio/ByteBuffer");
