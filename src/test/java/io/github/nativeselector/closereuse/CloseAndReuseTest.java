@@ -22,6 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.github.nativeselector.support.CloseReuseFds;
+import io.github.nativeselector.support.ContractSupport;
 import io.github.nativeselector.support.RaceSupport;
 import io.github.nativeselector.support.TestSelectors;
 import java.io.IOException;
@@ -284,12 +285,8 @@ class CloseAndReuseTest {
                     assertEquals(0, count(aFile), variant + ": A's fd still open after the select");
                 }
 
-                Map<Integer, String> beforeB = snapshot();
-                SocketChannel b = SocketChannel.open(server.getLocalAddress());
-                int bFd = singleOpened(beforeB, snapshot());
-                if (selectBetween) {
-                    assertEquals(aFd, bFd, variant + ": B did not get A's fd number, so A's fd was not released");
-                }
+                SocketChannel b = selectBetween ? openOnNumber(aFd, variant) : SocketChannel.open();
+                b.connect(server.getLocalAddress());
                 try (SocketChannel bPeer = server.accept(); b) {
                     b.configureBlocking(false);
                     SelectionKey bKey = b.register(selector, SelectionKey.OP_READ | SelectionKey.OP_WRITE, "B");
@@ -332,6 +329,40 @@ class CloseAndReuseTest {
                     assertSame(bKey, b.keyFor(selector), variant);
                     assertEquals(0, count(aFile), variant + ": A's fd still open");
                 }
+            }
+        }
+    }
+
+    /**
+     * An unconnected channel on descriptor number {@code fd}, which A's release left free. The
+     * lowest free number is not always A's: the JVM opens and closes files of its own on other
+     * threads (see {@link CloseReuseFds}), so a lower number may come free meanwhile, or A's be
+     * taken for a moment. Channels that land below {@code fd} are held, so the next one goes
+     * higher, and closed once it is reached; one that lands above it is closed and tried again.
+     */
+    private static SocketChannel openOnNumber(int fd, String variant) throws IOException {
+        List<SocketChannel> held = new ArrayList<>();
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ContractSupport.AWAIT_MS);
+        try {
+            while (true) {
+                Map<Integer, String> before = snapshot();
+                SocketChannel channel = SocketChannel.open();
+                int opened = singleOpened(before, snapshot());
+                if (opened == fd) {
+                    return channel;
+                }
+                if (opened < fd) {
+                    held.add(channel);
+                } else {
+                    channel.close();
+                    assertTrue(System.nanoTime() < deadline,
+                            variant + ": fd " + fd + " was never free for B after A's release");
+                    CloseReuseFds.sleep(1);
+                }
+            }
+        } finally {
+            for (SocketChannel channel : held) {
+                channel.close();
             }
         }
     }
