@@ -78,30 +78,25 @@ static void *direct_memory_of(JNIEnv *env, jobject buffer)
 }
 
 /*
- * A direct buffer's memory; NULL with no exception pending for a buffer that views a memory
- * segment, and NULL with IllegalArgumentException for a null or heap buffer.
+ * OffHeap.address: a direct buffer's memory; 0 with no exception pending for a buffer that views a
+ * memory segment, and 0 with IllegalArgumentException for a null or heap buffer.
  */
-static void *direct_memory(JNIEnv *env, jobject buffer)
+static jlong JNICALL off_heap_address(JNIEnv *env, jclass cls, jobject buffer)
 {
+    (void)cls;
     void *address = buffer != NULL ? direct_memory_of(env, buffer) : NULL;
     if (address == NULL) {
         ns_throw(env, "java/lang/IllegalArgumentException", "not a direct buffer");
-        return NULL;
+        return 0;
     }
     if (buffer_segment != NULL) {
         jobject segment = (*env)->GetObjectField(env, buffer, buffer_segment);
         if (segment != NULL) {
             (*env)->DeleteLocalRef(env, segment);
-            return NULL;
+            return 0;
         }
     }
-    return address;
-}
-
-static jlong JNICALL off_heap_address(JNIEnv *env, jclass cls, jobject buffer)
-{
-    (void)cls;
-    return (jlong)(intptr_t)direct_memory(env, buffer);
+    return (jlong)(intptr_t)address;
 }
 
 static const JNINativeMethod off_heap_methods[] = {
