@@ -5,11 +5,8 @@
 
 package io.github.nativeselector.internal;
 
-import java.nio.channels.DatagramChannel;
-import java.nio.channels.Pipe;
 import java.nio.channels.SelectableChannel;
 import java.nio.channels.SelectionKey;
-import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 
 /**
@@ -27,18 +24,17 @@ enum ChannelKind {
         }
 
         @Override
-        int readyOps(int events, int interestOps, SelectableChannel channel) {
-            SocketChannel socket = (SocketChannel) channel;
-            boolean connected = socket.isConnected();
+        int readyOps(int events, int interestOps, NativeSelectionKey key) {
             int ops = 0;
-            if ((events & Events.IN) != 0 && (interestOps & SelectionKey.OP_READ) != 0 && connected) {
+            if ((events & Events.IN) != 0 && (interestOps & SelectionKey.OP_READ) != 0 && key.channelConnected()) {
                 ops |= SelectionKey.OP_READ;
             }
             if ((events & Events.OUT) != 0) {
-                if ((interestOps & SelectionKey.OP_CONNECT) != 0 && socket.isConnectionPending()) {
+                if ((interestOps & SelectionKey.OP_CONNECT) != 0
+                        && ((SocketChannel) key.channel()).isConnectionPending()) {
                     ops |= SelectionKey.OP_CONNECT;
                 }
-                if ((interestOps & SelectionKey.OP_WRITE) != 0 && connected) {
+                if ((interestOps & SelectionKey.OP_WRITE) != 0 && key.channelConnected()) {
                     ops |= SelectionKey.OP_WRITE;
                 }
             }
@@ -54,7 +50,7 @@ enum ChannelKind {
         }
 
         @Override
-        int readyOps(int events, int interestOps, SelectableChannel channel) {
+        int readyOps(int events, int interestOps, NativeSelectionKey key) {
             int ops = 0;
             if ((events & Events.IN) != 0) {
                 ops |= interestOps & (SelectionKey.OP_READ | SelectionKey.OP_ACCEPT);
@@ -70,20 +66,20 @@ enum ChannelKind {
     abstract int interestEvents(int ops);
 
     /** Ready operations for events that are neither error, hang-up nor invalid. */
-    abstract int readyOps(int events, int interestOps, SelectableChannel channel);
+    abstract int readyOps(int events, int interestOps, NativeSelectionKey key);
 
     /**
      * The ready set the events make, OR'ed into {@code initialOps}, or -1 when the events carry
      * nothing to report (invalid fd).
      */
-    final int translate(int events, int interestOps, int initialOps, SelectableChannel channel) {
+    final int translate(int events, int interestOps, int initialOps, NativeSelectionKey key) {
         if ((events & Events.NVAL) != 0) {
             return -1;
         }
         if ((events & (Events.ERR | Events.HUP)) != 0) {
             return interestOps;
         }
-        return initialOps | readyOps(events, interestOps, channel);
+        return initialOps | readyOps(events, interestOps, key);
     }
 
     static ChannelKind of(SelectableChannel channel) {

@@ -11,16 +11,17 @@ import java.lang.invoke.VarHandle;
 import java.nio.channels.CancelledKeyException;
 import java.nio.channels.SelectableChannel;
 import java.nio.channels.Selector;
+import java.nio.channels.SocketChannel;
 import java.nio.channels.spi.AbstractSelectionKey;
 
 /**
  * A channel's registration with a {@link NativeSelector}.
  *
- * <p>Fields by owner: the interest set is set atomically by any thread; {@code readyOps} and
- * {@code selectedIndex} belong to the thread holding the selector's lock; {@code queued},
- * {@code heldOut} and {@code registeredEvents} are guarded by the {@link ChangeQueue}, and so are
- * {@code slot} and {@code generation}, which the {@link KeyTable} sets before the key's first
- * change is sent.
+ * <p>Fields by owner: the interest set is set atomically by any thread; {@code readyOps},
+ * {@code selectedIndex} and {@code connected} belong to the thread holding the selector's
+ * lock; {@code queued}, {@code heldOut} and {@code registeredEvents} are guarded by the
+ * {@link ChangeQueue}, and so are {@code slot} and {@code generation}, which the
+ * {@link KeyTable} sets before the key's first change is sent.
  */
 public final class NativeSelectionKey extends AbstractSelectionKey implements LeanChannel.Registration {
 
@@ -44,6 +45,12 @@ public final class NativeSelectionKey extends AbstractSelectionKey implements Le
     private volatile int interestOps;
     int readyOps;
     int selectedIndex = -1;
+    /**
+     * Whether a select found the socket channel connected. A socket channel stays connected
+     * until it is closed, which cancels the key, so later selects need not look at the channel,
+     * which would most often cost them a cache miss.
+     */
+    private boolean connected;
     boolean queued;
     /**
      * The events the kernel holds for the key, {@link ChangeBatch#PARKED} or
@@ -141,6 +148,14 @@ public final class NativeSelectionKey extends AbstractSelectionKey implements Le
 
     long token() {
         return KeyTable.token(slot, generation);
+    }
+
+    /** For a socket channel's key, holding the selector's lock: whether the channel is connected. */
+    boolean channelConnected() {
+        if (!connected) {
+            connected = ((SocketChannel) channel).isConnected();
+        }
+        return connected;
     }
 
     /** The interest set as kernel events, for the change queue. */

@@ -341,7 +341,7 @@ public final class NativeSelector extends AbstractSelector {
         }
         boolean alreadySelected = action == null && selectedKeys.contains(key);
         int old = key.readyOps;
-        int ops = key.kind.translate(events, interest, alreadySelected ? old : 0, key.channel());
+        int ops = key.kind.translate(events, interest, alreadySelected ? old : 0, key);
         if (ops < 0) {
             return 0;
         }

@@ -19,7 +19,6 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.channels.spi.SelectorProvider;
 import java.util.Set;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A listening TCP {@link ServerSocketChannel} on a descriptor of its own, with the contract of
@@ -56,8 +55,8 @@ final class LeanServerSocketChannel extends ServerSocketChannel implements LeanC
     private final boolean inet6;
     private final SocketDescriptor descriptor;
 
-    private final ReentrantLock acceptLock = new ReentrantLock();
-    private final ReentrantLock stateLock = new ReentrantLock();
+    private final ChannelLock acceptLock = new ChannelLock();
+    private final ChannelLock stateLock = new ChannelLock();
 
     /** Guarded by acceptLock. */
     private boolean blocking = true;

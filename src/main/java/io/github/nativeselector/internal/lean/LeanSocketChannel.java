@@ -26,7 +26,6 @@ import java.nio.channels.SocketChannel;
 import java.nio.channels.spi.SelectorProvider;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A TCP {@link SocketChannel} on a descriptor of its own, with the contract of the JDK's
@@ -59,8 +58,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * taken after them when needed, guards the fields below it and every change of {@code state},
  * and is never held while waiting. {@code state} is volatile so that a read or write on a
  * connected channel checks it without locking. {@code blocking} is written holding both I/O locks
- * and read holding either. All three are ReentrantLocks, so that a virtual thread waiting for its
- * socket holds no monitor.
+ * and read holding either. All three are {@link ChannelLock}s, so that a virtual thread waiting
+ * for its socket holds no monitor.
  */
 final class LeanSocketChannel extends SocketChannel implements LeanChannel {
 
@@ -87,9 +86,9 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
     private final boolean inet6;
     private final SocketDescriptor descriptor;
 
-    private final ReentrantLock readLock = new ReentrantLock();
-    private final ReentrantLock writeLock = new ReentrantLock();
-    private final ReentrantLock stateLock = new ReentrantLock();
+    private final ChannelLock readLock = new ChannelLock();
+    private final ChannelLock writeLock = new ChannelLock();
+    private final ChannelLock stateLock = new ChannelLock();
 
     /** Written holding readLock and writeLock, read holding either. */
     private boolean blocking = true;

@@ -13,7 +13,6 @@ import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SelectableChannel;
 import java.util.Arrays;
 import java.util.Set;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * What {@link LeanSocketChannel} and {@link LeanServerSocketChannel} share about their socket:
@@ -34,7 +33,7 @@ final class SocketDescriptor {
     private final int fd;
     private final boolean inet6;
     private final SocketOptionTable table;
-    private final ReentrantLock stateLock;
+    private final ChannelLock stateLock;
 
     /** Created when an option is first set or read. */
     private SocketOptionTable.Values options;
@@ -43,7 +42,7 @@ final class SocketDescriptor {
     /** Replaced, never changed, under this object's monitor; read without it. */
     private volatile LeanChannel.Registration[] registrations = NONE;
 
-    SocketDescriptor(SelectableChannel owner, int fd, boolean inet6, SocketOptionTable table, ReentrantLock stateLock) {
+    SocketDescriptor(SelectableChannel owner, int fd, boolean inet6, SocketOptionTable table, ChannelLock stateLock) {
         this.owner = owner;
         this.fd = fd;
         this.inet6 = inet6;
