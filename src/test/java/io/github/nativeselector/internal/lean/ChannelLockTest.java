@@ -28,13 +28,7 @@ class ChannelLockTest {
     void excludesOtherThreadsUntilReleased() throws Exception {
         lock.lock();
         AtomicBoolean acquired = new AtomicBoolean();
-        Thread waiter = new Thread(() -> {
-            lock.lock();
-            acquired.set(true);
-            lock.unlock();
-        });
-        waiter.start();
-        awaitCondition(() -> lock.isQueued(waiter), "the second thread to wait for the lock");
+        Thread waiter = waitingThread(() -> acquired.set(true));
         assertFalse(acquired.get());
         lock.unlock();
         waiter.join(AWAIT_MS);
@@ -68,13 +62,7 @@ class ChannelLockTest {
     void anInterruptedWaiterStillGetsTheLockAndKeepsItsInterrupt() throws Exception {
         lock.lock();
         AtomicBoolean interruptedAfter = new AtomicBoolean();
-        Thread waiter = new Thread(() -> {
-            lock.lock();
-            interruptedAfter.set(Thread.currentThread().isInterrupted());
-            lock.unlock();
-        });
-        waiter.start();
-        awaitCondition(() -> lock.isQueued(waiter), "the second thread to wait for the lock");
+        Thread waiter = waitingThread(() -> interruptedAfter.set(Thread.currentThread().isInterrupted()));
         waiter.interrupt();
         Thread.sleep(50);
         assertTrue(waiter.isAlive(), "an interrupt does not end the wait for the lock");
@@ -82,6 +70,24 @@ class ChannelLockTest {
         waiter.join(AWAIT_MS);
         assertFalse(waiter.isAlive());
         assertTrue(interruptedAfter.get());
+    }
+
+    /**
+     * Starts a thread that takes the lock, runs {@code holding} and lets the lock go; returns once
+     * the thread waits for the lock, which the caller holds.
+     */
+    private Thread waitingThread(Runnable holding) {
+        Thread waiter = new Thread(() -> {
+            lock.lock();
+            try {
+                holding.run();
+            } finally {
+                lock.unlock();
+            }
+        });
+        waiter.start();
+        awaitCondition(() -> lock.isQueued(waiter), "the second thread to wait for the lock");
+        return waiter;
     }
 
     @Test
