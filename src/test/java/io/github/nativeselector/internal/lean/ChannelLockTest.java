@@ -72,24 +72,6 @@ class ChannelLockTest {
         assertTrue(interruptedAfter.get());
     }
 
-    /**
-     * Starts a thread that takes the lock, runs {@code holding} and lets the lock go; returns once
-     * the thread waits for the lock, which the caller holds.
-     */
-    private Thread waitingThread(Runnable holding) {
-        Thread waiter = new Thread(() -> {
-            lock.lock();
-            try {
-                holding.run();
-            } finally {
-                lock.unlock();
-            }
-        });
-        waiter.start();
-        awaitCondition(() -> lock.isQueued(waiter), "the second thread to wait for the lock");
-        return waiter;
-    }
-
     @Test
     void twoThreadsIncrementingUnderTheLockLoseNothing() throws Exception {
         int[] counter = {0};
@@ -109,5 +91,23 @@ class ChannelLockTest {
         increments.run();
         other.join(AWAIT_MS * 4);
         assertEquals(2 * rounds, counter[0]);
+    }
+
+    /**
+     * Starts a thread that takes the lock, runs {@code holding} and lets the lock go; returns once
+     * the thread waits for the lock, which the caller holds.
+     */
+    private Thread waitingThread(Runnable holding) {
+        Thread waiter = new Thread(() -> {
+            lock.lock();
+            try {
+                holding.run();
+            } finally {
+                lock.unlock();
+            }
+        });
+        waiter.start();
+        awaitCondition(() -> lock.isQueued(waiter), "the second thread to wait for the lock");
+        return waiter;
     }
 }
