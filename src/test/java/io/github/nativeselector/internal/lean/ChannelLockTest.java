@@ -59,6 +59,15 @@ class ChannelLockTest {
     }
 
     @Test
+    void refusesAHoldCountPastTheLargestInt() {
+        lock.lock();
+        Error e = assertThrows(Error.class, () -> lock.tryAcquire(Integer.MAX_VALUE));
+        assertEquals("Maximum lock count exceeded", e.getMessage());
+        lock.unlock();
+        assertFalse(lock.isHeldExclusively(), "the refused acquire left the count as it was");
+    }
+
+    @Test
     void anInterruptedWaiterStillGetsTheLockAndKeepsItsInterrupt() throws Exception {
         lock.lock();
         AtomicBoolean interruptedAfter = new AtomicBoolean();
