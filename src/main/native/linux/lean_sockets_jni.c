@@ -411,17 +411,14 @@ static jint JNICALL sockets_available(JNIEnv *env, jclass cls, jint fd)
     return n;
 }
 
-static void JNICALL sockets_send_urgent_data(JNIEnv *env, jclass cls, jint fd, jint data)
+/* 1 when sent, UNAVAILABLE when the send buffer is full: the caller decides what that means. */
+static jint JNICALL sockets_send_urgent_data(JNIEnv *env, jclass cls, jint fd, jint data)
 {
     (void)cls;
     if (bad_fd(env, fd))
-        return;
+        return 0;
     int err = lean_send_urgent(fd, data);
-    /* A full send buffer: what the JDK's socket says then (NioSocketImpl.sendUrgentData). */
-    if (err == -EAGAIN)
-        ns_throw(env, "java/net/SocketException", "No buffer space available");
-    else if (err < 0)
-        throw_io_error(env, -err);
+    return write_result(env, err == 0 ? 1 : err);
 }
 
 /* The JDK's Net.setIntOption0 and getIntOption0 throw SocketException whatever the errno. */
@@ -554,7 +551,7 @@ static const JNINativeMethod sockets_methods[] = {
     { "close", "(I)V", (void *)sockets_close },
     { "poll", "(III)I", (void *)sockets_poll },
     { "available", "(I)I", (void *)sockets_available },
-    { "sendUrgentData", "(II)V", (void *)sockets_send_urgent_data },
+    { "sendUrgentData", "(II)I", (void *)sockets_send_urgent_data },
     { "setIntOption", "(IIII)V", (void *)sockets_set_int_option },
     { "getIntOption", "(III)I", (void *)sockets_get_int_option },
     { "setLinger", "(II)V", (void *)sockets_set_linger },

@@ -7,6 +7,7 @@ package io.github.nativeselector.lean;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.IOException;
@@ -15,6 +16,7 @@ import java.nio.channels.ReadableByteChannel;
 import java.nio.channels.SelectableChannel;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
+import java.nio.channels.SocketChannel;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
@@ -40,6 +42,29 @@ final class Bytes {
             b.put(i, at(offset + i, seed));
         }
         return b;
+    }
+
+    /**
+     * Makes {@code ch} non-blocking and writes the pattern of {@code seed} from offset 0 until the
+     * socket takes no more, not even after a second's pause: the acknowledgements of what was
+     * sent last free room for a while after a write first takes nothing, and a later write, of
+     * one byte say, would go through. Returns the bytes the socket took.
+     */
+    static long fillUntilFull(SocketChannel ch, int seed) throws IOException, InterruptedException {
+        ch.configureBlocking(false);
+        ByteBuffer src = pattern(0, 64 << 20, seed, false);
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(BlockedCall.WAIT_MS);
+        int taken;
+        do {
+            while (src.hasRemaining() && ch.write(src) > 0) {
+                // the socket took some: try again
+            }
+            assertTrue(src.hasRemaining(), "64 MiB did not fill the socket's buffers");
+            assertTrue(System.nanoTime() < deadline, "the socket's buffers never stayed full");
+            Thread.sleep(1000);
+            taken = ch.write(src);
+        } while (taken > 0);
+        return src.position();
     }
 
     static byte[] array(long offset, int length, int seed) {

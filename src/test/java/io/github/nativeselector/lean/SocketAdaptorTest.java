@@ -612,6 +612,51 @@ class SocketAdaptorTest {
         }
     }
 
+    @ParameterizedTest
+    @MethodSource(Impl.ALL)
+    void urgentDataWithTheSendBufferFull(Impl impl) throws Exception {
+        try (Pair p = Pair.open(impl)) {
+            long written = Bytes.fillUntilFull(p.client, 50);
+            Socket s = p.client.socket();
+            assertEquals("java.io.IOException: Socket buffer full", Outcome.ofRun(() -> s.sendUrgentData(0)),
+                    "non-blocking");
+            p.client.configureBlocking(true);
+            try (BlockedCall<String> send = BlockedCall.start(() -> Outcome.ofRun(() -> s.sendUrgentData(0)))) {
+                send.awaitBlockedIn(p.client);
+                Bytes.readAndCheck(p.accepted, 0, written, 50, false);
+                assertEquals("returned normally", send.get(), "blocking: sent once there is room");
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource(Impl.ALL)
+    void closeEndsAnUrgentSendWaitingForRoom(Impl impl) throws Exception {
+        try (Pair p = Pair.open(impl); BlockedCall<String> send = urgentSendWaitingForRoom(p)) {
+            p.client.close();
+            assertEquals("java.nio.channels.AsynchronousCloseException: null", send.get());
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource(Impl.ALL)
+    void interruptEndsAnUrgentSendWaitingForRoom(Impl impl) throws Exception {
+        try (Pair p = Pair.open(impl); BlockedCall<String> send = urgentSendWaitingForRoom(p)) {
+            send.thread.interrupt();
+            assertEquals("java.nio.channels.ClosedByInterruptException: null", send.get());
+            assertTrue(send.interruptedAtEnd(), "the interrupt status stays set");
+            assertFalse(p.client.isOpen(), "an interrupt closes the channel");
+        }
+    }
+
+    /** A platform thread's urgent send on {@code p.client}, blocked for want of room in the send buffer. */
+    private static BlockedCall<String> urgentSendWaitingForRoom(Pair p) throws Exception {
+        Bytes.fillUntilFull(p.client, 70);
+        p.client.configureBlocking(true);
+        Socket s = p.client.socket();
+        return BlockedCall.start(() -> Outcome.ofRun(() -> s.sendUrgentData(0))).awaitBlockedIn(p.client);
+    }
+
     private static void assertLikeJdk(Socket s, Socket twin, String what, SocketCall call) {
         assertLikeJdk(s, twin, what, call, call);
     }

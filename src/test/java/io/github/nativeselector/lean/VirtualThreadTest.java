@@ -129,6 +129,20 @@ class VirtualThreadTest {
 
     @ParameterizedTest
     @MethodSource(Impl.ALL)
+    void urgentDataWithTheSendBufferFullFails(Impl impl) throws Exception {
+        // the JDK's channel is non-blocking in the kernel under a virtual thread and fails at once
+        try (Pair p = Pair.open(impl)) {
+            Bytes.fillUntilFull(p.client, 60);
+            p.client.configureBlocking(true);
+            try (BlockedCall<String> send = BlockedCall.start(true,
+                    () -> Outcome.ofRun(() -> p.client.socket().sendUrgentData(0)))) {
+                assertEquals("java.net.SocketException: No buffer space available", send.get());
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource(Impl.ALL)
     void closeEndsBlockedOperations(Impl impl) throws Exception {
         for (BlockingTest.Op op : BlockingTest.Op.values()) {
             BlockingTest.assertCloseEnds(impl, op, true);

@@ -191,7 +191,9 @@ final class LeanSocket extends Socket {
 
     @Override
     public void sendUrgentData(int data) throws IOException {
-        channel.sendUrgentData(data);
+        if (channel.sendUrgentData(data) == 0) {
+            throw new IOException("Socket buffer full");
+        }
     }
 
     @Override

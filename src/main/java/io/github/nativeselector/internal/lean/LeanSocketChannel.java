@@ -864,27 +864,40 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         }
     }
 
-    /** Sends one byte of urgent data. For the adaptor. */
-    void sendUrgentData(int data) throws IOException {
+    /**
+     * Sends one byte of urgent data: 1, or 0 when a non-blocking channel's send buffer is full.
+     * In blocking mode a platform thread waits for room, as the JDK's blocking descriptor makes
+     * it wait in the kernel; a virtual thread fails with the JDK's SocketException instead, as
+     * the JDK's channel, non-blocking in the kernel under a virtual thread, fails there. For the
+     * adaptor.
+     */
+    int sendUrgentData(int data) throws IOException {
         writeLock.lock();
         try {
             checkOpenAndConnected(state);
             boolean blocking = this.blocking;
-            boolean sent = false;
+            int n = 0;
             try {
                 if (blocking) {
                     beginWrite();
                 }
-                Sockets.sendUrgentData(fd, data);
-                sent = true;
+                n = Sockets.sendUrgentData(fd, data);
+                while (blocking && n == Sockets.UNAVAILABLE && isOpen() && (state & OUTPUT_SHUT) == 0) {
+                    if (ReadinessWait.onVirtualThread()) {
+                        throw new SocketException("No buffer space available");
+                    }
+                    ReadinessWait.await(fd, Sockets.POLLOUT);
+                    n = Sockets.sendUrgentData(fd, data);
+                }
             } finally {
                 if (blocking) {
-                    endBlocking(false, sent);
+                    endBlocking(false, n > 0);
                 }
-                if (!sent && (state & OUTPUT_SHUT) != 0) {
+                if (n <= 0 && (state & OUTPUT_SHUT) != 0) {
                     throw new AsynchronousCloseException();
                 }
             }
+            return Math.max(n, 0);
         } finally {
             writeLock.unlock();
         }

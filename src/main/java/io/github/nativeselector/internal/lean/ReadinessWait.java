@@ -75,7 +75,8 @@ final class ReadinessWait {
         return (int) Math.min(millis, Integer.MAX_VALUE);
     }
 
-    private static boolean onVirtualThread() {
+    /** Whether the current thread is a virtual thread; never on JDK 17. */
+    static boolean onVirtualThread() {
         if (IS_VIRTUAL == null) {
             return false;
         }

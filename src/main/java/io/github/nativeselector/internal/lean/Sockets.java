@@ -168,8 +168,11 @@ public final class Sockets {
     /** The bytes ready to read (FIONREAD). */
     static native int available(int fd) throws IOException;
 
-    /** Sends the low byte of {@code data} as urgent data (MSG_OOB). */
-    static native void sendUrgentData(int fd, int data) throws IOException;
+    /**
+     * Sends the low byte of {@code data} as urgent data (MSG_OOB): 1, or {@link #UNAVAILABLE} when
+     * the send buffer is full.
+     */
+    static native int sendUrgentData(int fd, int data) throws IOException;
 
     static native void setIntOption(int fd, int level, int name, int value) throws IOException;
 
