@@ -129,6 +129,19 @@ class VirtualThreadTest {
 
     @ParameterizedTest
     @MethodSource(Impl.ALL)
+    void blockingWriteReturnsWhatOneSendTook(Impl impl) throws Exception {
+        // the JDK's channel is non-blocking in the kernel under a virtual thread: a write returns
+        // once a send took part of the buffer, and only a write that can send nothing waits
+        int size = 64 << 20;
+        try (Pair p = Pair.open(impl); BlockedCall<Integer> write = BlockedCall.start(true,
+                () -> p.client.write(ByteBuffer.allocate(size)))) {
+            int n = write.get();
+            assertTrue(n > 0 && n < size, "wrote " + n + " of " + size + " bytes, nobody reading");
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource(Impl.ALL)
     void urgentDataWithTheSendBufferFullFails(Impl impl) throws Exception {
         // the JDK's channel is non-blocking in the kernel under a virtual thread and fails at once
         try (Pair p = Pair.open(impl)) {

@@ -392,9 +392,12 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
 
     /**
      * Writes in blocking mode until nothing is left to write (an attempt gives 0), as a blocking
-     * send does. The caller holds writeLock and found the channel open and connected.
+     * send does; on a virtual thread only until an attempt has taken something, as the JDK's
+     * channel does there, whose descriptor is then non-blocking in the kernel. The caller holds
+     * writeLock and found the channel open and connected.
      */
     private long blockingWrite(Transfer write) throws IOException {
+        boolean once = ReadinessWait.onVirtualThread();
         long written = 0;
         try {
             beginWrite();
@@ -412,6 +415,9 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
                 }
                 if (n > 0) {
                     written += n;
+                    if (once) {
+                        break;
+                    }
                 } else if (n == Sockets.UNAVAILABLE) {
                     ReadinessWait.await(fd, Sockets.POLLOUT);
                 } else {
