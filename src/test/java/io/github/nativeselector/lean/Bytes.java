@@ -54,7 +54,6 @@ final class Bytes {
         ch.configureBlocking(false);
         ByteBuffer src = pattern(0, 64 << 20, seed, false);
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(BlockedCall.WAIT_MS);
-        int taken;
         do {
             while (src.hasRemaining() && ch.write(src) > 0) {
                 // the socket took some: try again
@@ -62,8 +61,7 @@ final class Bytes {
             assertTrue(src.hasRemaining(), "64 MiB did not fill the socket's buffers");
             assertTrue(System.nanoTime() < deadline, "the socket's buffers never stayed full");
             Thread.sleep(1000);
-            taken = ch.write(src);
-        } while (taken > 0);
+        } while (ch.write(src) > 0);
         return src.position();
     }
 
