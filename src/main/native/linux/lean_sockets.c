@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 /* Java hands the poller poll(2) bits; epoll's have the same values on Linux. */
@@ -95,8 +96,8 @@ int lean_listen(int fd, int backlog)
 
 int lean_accept(int fd)
 {
-    int accepted = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-    return accepted < 0 ? -errno : accepted;
+    long accepted = syscall(SYS_accept4, fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    return accepted < 0 ? -errno : (int)accepted;
 }
 
 int lean_connect(int fd, const union lean_sockaddr *address, socklen_t length)
@@ -176,7 +177,7 @@ int lean_read(int fd, void *buffer, int length)
     /* Nothing asked is nothing read, as read(2) has it; recv would say EAGAIN with nothing there. */
     if (length == 0)
         return 0;
-    ssize_t n = TEMP_FAILURE_RETRY(recv(fd, buffer, (size_t)length, 0));
+    ssize_t n = TEMP_FAILURE_RETRY(syscall(SYS_recvfrom, fd, buffer, (size_t)length, 0, NULL, NULL));
     return n < 0 ? -errno : (int)n;
 }
 
@@ -184,7 +185,7 @@ int lean_write(int fd, const void *buffer, int length)
 {
     if (length < 0)
         return -EINVAL;
-    ssize_t n = TEMP_FAILURE_RETRY(send(fd, buffer, (size_t)length, MSG_NOSIGNAL));
+    ssize_t n = TEMP_FAILURE_RETRY(syscall(SYS_sendto, fd, buffer, (size_t)length, MSG_NOSIGNAL, NULL, 0));
     return n < 0 ? -errno : (int)n;
 }
 
@@ -195,7 +196,7 @@ int64_t lean_readv(int fd, const struct iovec *iovecs, int count)
         return -EINVAL;
     /* The kernel only reads msg_iov. */
     struct msghdr message = { .msg_iov = (struct iovec *)iovecs, .msg_iovlen = (size_t)count };
-    ssize_t n = TEMP_FAILURE_RETRY(recvmsg(fd, &message, 0));
+    ssize_t n = TEMP_FAILURE_RETRY(syscall(SYS_recvmsg, fd, &message, 0));
     return n < 0 ? -errno : (int64_t)n;
 }
 
@@ -205,7 +206,7 @@ int64_t lean_writev(int fd, const struct iovec *iovecs, int count)
         return -EINVAL;
     /* sendmsg, not writev: only it takes MSG_NOSIGNAL. The kernel only reads msg_iov. */
     struct msghdr message = { .msg_iov = (struct iovec *)iovecs, .msg_iovlen = (size_t)count };
-    ssize_t n = TEMP_FAILURE_RETRY(sendmsg(fd, &message, MSG_NOSIGNAL));
+    ssize_t n = TEMP_FAILURE_RETRY(syscall(SYS_sendmsg, fd, &message, MSG_NOSIGNAL));
     return n < 0 ? -errno : (int64_t)n;
 }
 
@@ -218,7 +219,7 @@ int lean_shutdown(int fd, int how)
 
 int lean_close(int fd)
 {
-    if (close(fd) < 0 && errno != EINTR)
+    if (syscall(SYS_close, fd) < 0 && errno != EINTR)
         return -errno;
     return 0;
 }
@@ -243,7 +244,7 @@ int lean_available(int fd)
 int lean_send_urgent(int fd, int data)
 {
     uint8_t byte = (uint8_t)data;
-    return TEMP_FAILURE_RETRY(send(fd, &byte, 1, MSG_OOB | MSG_NOSIGNAL)) < 0 ? -errno : 0;
+    return TEMP_FAILURE_RETRY(syscall(SYS_sendto, fd, &byte, 1, MSG_OOB | MSG_NOSIGNAL, NULL, 0)) < 0 ? -errno : 0;
 }
 
 int lean_set_int_option(int fd, int level, int name, int value)

@@ -27,8 +27,8 @@
  *   lean_local_address, lean_remote_address
  *                        getsockname / getpeername as a struct lean_address; an IPv4-mapped IPv6
  *                        address comes back as family 4, as Java's InetAddress has it.
- *   lean_read, lean_write recv, and send with MSG_NOSIGNAL (a closed peer is -EPIPE, never
- *                        SIGPIPE); recv rather than read, which reaches the socket through the
+ *   lean_read, lean_write recvfrom, and sendto with MSG_NOSIGNAL (a closed peer is -EPIPE, never
+ *                        SIGPIPE); recvfrom rather than read, which reaches the socket through the
  *                        file layer's checks, and costs more system time for it.
  *   lean_readv, lean_writev recvmsg, and sendmsg with MSG_NOSIGNAL, on an array of at most IOV_MAX
  *                        struct iovec that Java wrote off-heap. 0 bytes read is the end of the stream.
@@ -41,6 +41,13 @@
  *   lean_set_int_option, lean_get_int_option, lean_set_linger (seconds < 0: off),
  *   lean_get_linger      (-1 when off): setsockopt / getsockopt.
  *   lean_inet6_available whether socket(AF_INET6) works here (closed again at once).
+ *
+ * The calls a connection or a request makes (lean_accept, the transfers, lean_close) go to the
+ * kernel through syscall(2), not through glibc's functions of the same names. Those are
+ * cancellation points: in a process with more than one thread, as a JVM always is, each switches
+ * the calling thread to asynchronous cancellation and back around the system call, an atomic
+ * operation each way. The JVM never cancels a thread. The calls that wait (poll, epoll_wait)
+ * keep glibc's functions, whose cost is nothing beside a wait.
  *
  * The transfers (lean_read to lean_writev, and lean_send_urgent) call again after EINTR, which a
  * non-blocking socket should not see (glibc's TEMP_FAILURE_RETRY): never -EINTR, so Java has one
