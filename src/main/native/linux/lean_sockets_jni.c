@@ -62,13 +62,19 @@ static void throw_socket_error(JNIEnv *env, int err)
     ns_throw_errno(env, class_name, err);
 }
 
-/* What the JDK throws for a read or write: its ConnectionResetException is a SocketException. */
-static void throw_io_error(JNIEnv *env, int err)
+/* What the JDK throws for a failed read: a reset as its ConnectionResetException, a SocketException. */
+static void throw_read_error(JNIEnv *env, int err)
 {
     if (err == ECONNRESET)
         ns_throw(env, "java/net/SocketException", "Connection reset");
     else
         ns_throw_errno(env, "java/io/IOException", err);
+}
+
+/* What the JDK throws for a failed write: an IOException in the system's words, a reset's too. */
+static void throw_write_error(JNIEnv *env, int err)
+{
+    ns_throw_errno(env, "java/io/IOException", err);
 }
 
 /* ---- arguments ---- */
@@ -147,12 +153,12 @@ static jint call_result(JNIEnv *env, int n, int not_yet, void (*throw_error)(JNI
 
 static jint read_result(JNIEnv *env, int n)
 {
-    return n == 0 ? JAVA_EOF : call_result(env, n, EAGAIN, throw_io_error);
+    return n == 0 ? JAVA_EOF : call_result(env, n, EAGAIN, throw_read_error);
 }
 
 static jint write_result(JNIEnv *env, int n)
 {
-    return call_result(env, n, EAGAIN, throw_io_error);
+    return call_result(env, n, EAGAIN, throw_write_error);
 }
 
 /* readv and writev: counts that may pass 2 GiB, else as read_result and write_result. */
@@ -162,7 +168,7 @@ static jlong vector_result(JNIEnv *env, int64_t n, bool reading)
         return JAVA_EOF;
     if (n >= 0)
         return n;
-    return write_result(env, (int)n); /* an -errno, which read and write turn alike */
+    return reading ? read_result(env, (int)n) : write_result(env, (int)n); /* an -errno */
 }
 
 /* port | (family << 16) | (scope id << 32), the address bytes into array (Sockets.localAddress). */

@@ -18,6 +18,7 @@ import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SocketChannel;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -356,12 +357,8 @@ class ReadWriteTest {
     void resetByThePeer(Impl impl) throws Exception {
         for (boolean blocking : new boolean[] {true, false}) {
             try (Pair p = Pair.open(impl)) {
-                p.accepted.setOption(StandardSocketOptions.SO_LINGER, 0);
-                p.accepted.close(); // a close with linger 0 resets the connection
-                if (!blocking) {
-                    p.client.configureBlocking(false);
-                    Bytes.awaitReadable(p.client);
-                }
+                resetByAccepted(p);
+                p.client.configureBlocking(blocking);
                 SocketException e = assertThrows(SocketException.class, () -> p.client.read(ByteBuffer.allocate(8)));
                 assertEquals("Connection reset", e.getMessage());
                 e = assertThrows(SocketException.class, () -> p.client.read(ByteBuffer.allocateDirect(8)),
@@ -373,6 +370,45 @@ class ReadWriteTest {
                 assertTrue(p.client.isOpen());
             }
         }
+    }
+
+    /**
+     * A write learns of a reset in the system's words, as the JDK's do: an IOException "Connection
+     * reset by peer", where a read throws SocketException "Connection reset"; every way of
+     * writing, on a connection of its own.
+     */
+    @ParameterizedTest
+    @MethodSource(Impl.ALL)
+    void writeAfterThePeerReset(Impl impl) throws Exception {
+        List<ConnectStateTest.ChannelCall> writes = List.of(
+                ch -> ch.write(ByteBuffer.allocate(8)),
+                ch -> ch.write(ByteBuffer.allocateDirect(8)),
+                ch -> ch.write(new ByteBuffer[] {ByteBuffer.allocate(8), ByteBuffer.allocateDirect(8)}),
+                ch -> {
+                    ch.configureBlocking(true);
+                    ch.socket().getOutputStream().write(1);
+                    return null;
+                });
+        for (int i = 0; i < writes.size(); i++) {
+            ConnectStateTest.ChannelCall write = writes.get(i);
+            try (Pair p = Pair.open(impl)) {
+                resetByAccepted(p);
+                assertEquals("java.io.IOException: Connection reset by peer", Outcome.of(() -> write.call(p.client)),
+                        "write " + i);
+                assertEquals("java.io.IOException: Broken pipe", Outcome.of(() -> write.call(p.client)),
+                        "write " + i + " again");
+                assertEquals(-1, p.client.read(ByteBuffer.allocate(8)), "then a read sees the end of the stream");
+                assertTrue(p.client.isOpen());
+            }
+        }
+    }
+
+    /** Resets {@code p}'s connection from the accepted side and waits until the client has the reset; leaves it non-blocking. */
+    static void resetByAccepted(Pair p) throws IOException {
+        p.accepted.setOption(StandardSocketOptions.SO_LINGER, 0);
+        p.accepted.close(); // a close with linger 0 resets the connection
+        p.client.configureBlocking(false);
+        Bytes.awaitReadable(p.client);
     }
 
     @ParameterizedTest

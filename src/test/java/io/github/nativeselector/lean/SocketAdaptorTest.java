@@ -649,6 +649,18 @@ class SocketAdaptorTest {
         }
     }
 
+    @ParameterizedTest
+    @MethodSource(Impl.ALL)
+    void urgentDataAfterThePeerReset(Impl impl) throws Exception {
+        try (Pair p = Pair.open(impl)) {
+            ReadWriteTest.resetByAccepted(p);
+            Socket s = p.client.socket();
+            assertEquals("java.io.IOException: Connection reset by peer", Outcome.ofRun(() -> s.sendUrgentData(0)));
+            assertEquals("java.io.IOException: Broken pipe", Outcome.ofRun(() -> s.sendUrgentData(0)), "and after");
+            assertTrue(p.client.isOpen(), "a failed send does not close the channel");
+        }
+    }
+
     /** A platform thread's urgent send on {@code p.client}, blocked for want of room in the send buffer. */
     private static BlockedCall<String> urgentSendWaitingForRoom(Pair p) throws Exception {
         Bytes.fillUntilFull(p.client, 70);

@@ -133,8 +133,9 @@ public final class Sockets {
      * Writes from {@code [address, address + length)} of a direct buffer's memory (send with
      * MSG_NOSIGNAL): a count or {@link #UNAVAILABLE}, as {@link #readAt} after a signal.
      *
-     * @throws java.net.SocketException "Connection reset" for ECONNRESET (as every read and write);
-     *     other errors as IOException, e.g. "Broken pipe"
+     * @throws IOException in the system's words, as the JDK's channels throw it: "Connection reset
+     *     by peer" for ECONNRESET (where a read throws SocketException "Connection reset"), "Broken
+     *     pipe" for EPIPE
      */
     static native int writeAt(int fd, long address, int length) throws IOException;
 
