@@ -403,7 +403,10 @@ class ReadWriteTest {
         }
     }
 
-    /** Resets {@code p}'s connection from the accepted side and waits until the client has the reset; leaves it non-blocking. */
+    /**
+     * Resets {@code p}'s connection from the accepted side, and waits until the client has the
+     * reset; leaves the client non-blocking.
+     */
     static void resetByAccepted(Pair p) throws IOException {
         p.accepted.setOption(StandardSocketOptions.SO_LINGER, 0);
         p.accepted.close(); // a close with linger 0 resets the connection
