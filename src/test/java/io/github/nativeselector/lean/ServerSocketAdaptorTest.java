@@ -73,6 +73,22 @@ class ServerSocketAdaptorTest {
         assertEquals(named(getters(twin.socket()), twinPort), named(getters(s), port), "closed");
     }
 
+    /** ServerSocket's getters answer after a close as before it, though the adaptor was made after. */
+    @ParameterizedTest
+    @MethodSource(Impl.ALL)
+    void gettersOfAnAdaptorMadeAfterTheClose(Impl impl) throws Exception {
+        ServerSocketChannel server = impl.openServer();
+        ServerSocketChannel twin = Impl.JDK.openServer();
+        server.bind(Family.INET.loopback(0));
+        twin.bind(Family.INET.loopback(0));
+        server.close();
+        twin.close();
+        ServerSocket s = server.socket();
+        assertTrue(s.isBound(), "bound before the close");
+        assertEquals(Family.INET.loopback(), s.getInetAddress());
+        assertEquals(named(getters(twin.socket()), twin.socket().getLocalPort()), named(getters(s), s.getLocalPort()));
+    }
+
     private static Map<String, String> getters(ServerSocket s) {
         Map<String, ServerCall> calls = new LinkedHashMap<>();
         calls.put("isBound", ServerSocket::isBound);

@@ -300,9 +300,9 @@ final class LeanServerSocketChannel extends ServerSocketChannel implements LeanC
         boolean threadWaiting;
         stateLock.lock();
         try {
-            if (socket != null) {
-                descriptor.keepLocalAddress((state & BOUND) != 0);
-            }
+            // Kept whether or not the adaptor exists yet: it may be asked for after the close,
+            // and closing a listening socket is rare enough to pay a getsockname for it.
+            descriptor.keepLocalAddress((state & BOUND) != 0);
             state = (state & ~PHASE) | CLOSING;
             threadWaiting = acceptThread != null;
             if (threadWaiting) {

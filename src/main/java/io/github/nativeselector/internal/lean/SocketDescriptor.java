@@ -167,7 +167,7 @@ final class SocketDescriptor {
     }
 
     /**
-     * Closing with an adaptor, which reports the address of a socket bound before it was closed:
+     * Closing, for the adaptor, which reports the address of a socket bound before it was closed:
      * the address asked of the kernel while it still has it.
      */
     void keepLocalAddress(boolean bound) {
