@@ -8,6 +8,7 @@ package io.github.nativeselector.lean;
 import io.github.nativeselector.support.ContractChannels;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 
@@ -47,6 +48,17 @@ final class Pair implements AutoCloseable {
 
     InetSocketAddress serverAddress() throws IOException {
         return (InetSocketAddress) server.getLocalAddress();
+    }
+
+    /**
+     * Resets the connection from the accepted side, and waits until the client has the reset;
+     * leaves the client non-blocking.
+     */
+    void resetByAccepted() throws IOException {
+        accepted.setOption(StandardSocketOptions.SO_LINGER, 0);
+        accepted.close(); // a close with linger 0 resets the connection
+        client.configureBlocking(false);
+        Bytes.awaitReadable(client);
     }
 
     @Override

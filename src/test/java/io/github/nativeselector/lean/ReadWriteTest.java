@@ -357,7 +357,7 @@ class ReadWriteTest {
     void resetByThePeer(Impl impl) throws Exception {
         for (boolean blocking : new boolean[] {true, false}) {
             try (Pair p = Pair.open(impl)) {
-                resetByAccepted(p);
+                p.resetByAccepted();
                 p.client.configureBlocking(blocking);
                 SocketException e = assertThrows(SocketException.class, () -> p.client.read(ByteBuffer.allocate(8)));
                 assertEquals("Connection reset", e.getMessage());
@@ -392,7 +392,7 @@ class ReadWriteTest {
         for (int i = 0; i < writes.size(); i++) {
             ConnectStateTest.ChannelCall write = writes.get(i);
             try (Pair p = Pair.open(impl)) {
-                resetByAccepted(p);
+                p.resetByAccepted();
                 assertEquals("java.io.IOException: Connection reset by peer", Outcome.of(() -> write.call(p.client)),
                         "write " + i);
                 assertEquals("java.io.IOException: Broken pipe", Outcome.of(() -> write.call(p.client)),
@@ -401,17 +401,6 @@ class ReadWriteTest {
                 assertTrue(p.client.isOpen());
             }
         }
-    }
-
-    /**
-     * Resets {@code p}'s connection from the accepted side, and waits until the client has the
-     * reset; leaves the client non-blocking.
-     */
-    static void resetByAccepted(Pair p) throws IOException {
-        p.accepted.setOption(StandardSocketOptions.SO_LINGER, 0);
-        p.accepted.close(); // a close with linger 0 resets the connection
-        p.client.configureBlocking(false);
-        Bytes.awaitReadable(p.client);
     }
 
     @ParameterizedTest

@@ -653,7 +653,7 @@ class SocketAdaptorTest {
     @MethodSource(Impl.ALL)
     void urgentDataAfterThePeerReset(Impl impl) throws Exception {
         try (Pair p = Pair.open(impl)) {
-            ReadWriteTest.resetByAccepted(p);
+            p.resetByAccepted();
             Socket s = p.client.socket();
             assertEquals("java.io.IOException: Connection reset by peer", Outcome.ofRun(() -> s.sendUrgentData(0)));
             assertEquals("java.io.IOException: Broken pipe", Outcome.ofRun(() -> s.sendUrgentData(0)), "and after");
