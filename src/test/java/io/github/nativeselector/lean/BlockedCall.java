@@ -68,6 +68,19 @@ final class BlockedCall<T> implements AutoCloseable {
      * the wait.
      */
     BlockedCall<T> awaitBlockedIn(Object channel) {
+        return awaitIn(channel, false);
+    }
+
+    /**
+     * Waits until the thread is parked inside a method of {@code channel}'s class, as a thread
+     * waiting for a lock that another thread holds is (a virtual thread blocked on the socket is
+     * parked too), on three samples in a row.
+     */
+    BlockedCall<T> awaitParkedIn(Object channel) {
+        return awaitIn(channel, true);
+    }
+
+    private BlockedCall<T> awaitIn(Object channel, boolean parked) {
         String owner = channel.getClass().getName();
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MS);
         int seen = 0;
@@ -78,16 +91,16 @@ final class BlockedCall<T> implements AutoCloseable {
             if (System.nanoTime() > deadline) {
                 fail("the call never blocked in " + owner + "; it is at:\n" + RaceSupport.stackOf(thread));
             }
-            seen = isBlockedIn(owner) ? seen + 1 : 0;
+            seen = isBlockedIn(owner, parked) ? seen + 1 : 0;
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
         }
         return this;
     }
 
-    private boolean isBlockedIn(String owner) {
+    private boolean isBlockedIn(String owner, boolean parked) {
         Thread.State state = thread.getState();
         StackTraceElement[] stack = thread.getStackTrace();
-        boolean waiting = VirtualThreads.isVirtual(thread)
+        boolean waiting = parked || VirtualThreads.isVirtual(thread)
                 ? state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING
                 : state == Thread.State.RUNNABLE && stack.length > 0 && stack[0].isNativeMethod();
         if (!waiting) {

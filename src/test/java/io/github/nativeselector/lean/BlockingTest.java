@@ -20,12 +20,18 @@ import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.AsynchronousCloseException;
 import java.nio.channels.ClosedByInterruptException;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.IllegalBlockingModeException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.channels.spi.AbstractInterruptibleChannel;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Timeout;
@@ -393,6 +399,132 @@ class BlockingTest {
                 assertStoppedByClose(write, Op.WRITE);
             }
         }
+    }
+
+    @ParameterizedTest
+    @MethodSource(Impl.ALL)
+    void aReadWaitingForTheLockReadsTheNextBytes(Impl impl) throws Exception {
+        assertReadsTakeTurns(impl, false);
+    }
+
+    @ParameterizedTest
+    @MethodSource(Impl.ALL)
+    void closeEndsAReadWaitingForTheLock(Impl impl) throws Exception {
+        assertCloseEndsAWaitForTheLock(impl, false);
+    }
+
+    @ParameterizedTest
+    @MethodSource(Impl.ALL)
+    void anInterruptWhileWaitingForTheLockClosesOnceTheLockIsTaken(Impl impl) throws Exception {
+        assertInterruptWaitsForTheLock(impl, false);
+    }
+
+    /**
+     * Several threads write to one blocking channel at once, each a buffer of its own byte many
+     * times the send buffer: the peer reads each buffer whole, one after the other, as the write
+     * lock makes them.
+     */
+    @ParameterizedTest
+    @MethodSource(Impl.ALL)
+    void blockingWritesFromSeveralThreadsDoNotInterleave(Impl impl) throws Exception {
+        int writers = 4;
+        int size = 1 << 20;
+        try (Pair p = Pair.open(impl)) {
+            p.client.setOption(StandardSocketOptions.SO_SNDBUF, 16 * 1024);
+            List<BlockedCall<Integer>> writes = new ArrayList<>();
+            try {
+                for (int w = 1; w <= writers; w++) {
+                    byte value = (byte) w;
+                    writes.add(BlockedCall.start(() -> {
+                        ByteBuffer all = ByteBuffer.allocate(size);
+                        Arrays.fill(all.array(), value);
+                        return p.client.write(all);
+                    }));
+                }
+                ByteBuffer received = ByteBuffer.allocate(writers * size);
+                while (received.hasRemaining()) {
+                    assertTrue(p.accepted.read(received) > 0, "the stream ended early");
+                }
+                Set<Byte> seen = new HashSet<>();
+                for (int at = 0; at < received.capacity(); at += size) {
+                    byte value = received.get(at);
+                    assertTrue(seen.add(value), "a second run of " + value + " at " + at);
+                    for (int i = at; i < at + size; i++) {
+                        assertEquals(value, received.get(i), "byte " + i + " in the run of " + value + " from " + at);
+                    }
+                }
+                for (BlockedCall<Integer> write : writes) {
+                    assertEquals(size, write.get());
+                }
+            } finally {
+                for (BlockedCall<Integer> write : writes) {
+                    write.close();
+                }
+            }
+        }
+    }
+
+    /**
+     * A read blocked on the socket holds the read lock; a second read waits for the lock, and
+     * reads the bytes that come after the ones the first read took.
+     */
+    static void assertReadsTakeTurns(Impl impl, boolean virtual) throws Exception {
+        try (Pair p = Pair.open(impl);
+                BlockedCall<Byte> first = BlockedCall.start(virtual, () -> readOneByte(p.client));
+                BlockedCall<Byte> second = startSecondRead(p.client, first, virtual)) {
+            p.accepted.write(ByteBuffer.wrap(new byte[] {1}));
+            assertEquals((byte) 1, first.get());
+            second.awaitBlockedIn(p.client);
+            p.accepted.write(ByteBuffer.wrap(new byte[] {2}));
+            assertEquals((byte) 2, second.get());
+        }
+    }
+
+    /**
+     * Closing the channel ends the blocked read (AsynchronousCloseException) and the one waiting
+     * for the lock, which then finds the channel closed (ClosedChannelException).
+     */
+    static void assertCloseEndsAWaitForTheLock(Impl impl, boolean virtual) throws Exception {
+        try (Pair p = Pair.open(impl);
+                BlockedCall<Byte> first = BlockedCall.start(virtual, () -> readOneByte(p.client));
+                BlockedCall<Byte> second = startSecondRead(p.client, first, virtual)) {
+            RaceSupport.runWithin("close with a read blocked and one waiting for the lock", p.client::close);
+            assertSame(AsynchronousCloseException.class, first.failure().getClass());
+            assertSame(ClosedChannelException.class, second.failure().getClass());
+            assertFalse(second.interruptedAtEnd());
+        }
+    }
+
+    /**
+     * An interrupt does not end a wait for the lock, as the JDK's uninterruptible lock has it:
+     * the read that holds it goes on, and the interrupted thread, once it has the lock, closes
+     * the channel, its interrupt status still set.
+     */
+    static void assertInterruptWaitsForTheLock(Impl impl, boolean virtual) throws Exception {
+        try (Pair p = Pair.open(impl);
+                BlockedCall<Byte> first = BlockedCall.start(virtual, () -> readOneByte(p.client));
+                BlockedCall<Byte> second = startSecondRead(p.client, first, virtual)) {
+            second.thread.interrupt();
+            second.awaitParkedIn(p.client);
+            assertTrue(p.client.isOpen(), "the interrupt waits for the lock");
+            p.accepted.write(ByteBuffer.wrap(new byte[] {1}));
+            assertEquals((byte) 1, first.get());
+            assertSame(ClosedByInterruptException.class, second.failure().getClass());
+            assertTrue(second.interruptedAtEnd());
+            assertFalse(p.client.isOpen());
+        }
+    }
+
+    private static byte readOneByte(SocketChannel ch) throws IOException {
+        ByteBuffer one = ByteBuffer.allocate(1);
+        assertEquals(1, ch.read(one));
+        return one.get(0);
+    }
+
+    /** Once {@code first} is blocked reading {@code ch}, starts a second read, and returns once it waits for the lock. */
+    private static BlockedCall<Byte> startSecondRead(SocketChannel ch, BlockedCall<Byte> first, boolean virtual) {
+        first.awaitBlockedIn(ch);
+        return BlockedCall.start(virtual, () -> readOneByte(ch)).awaitParkedIn(ch);
     }
 
     @ParameterizedTest

@@ -172,6 +172,14 @@ class VirtualThreadTest {
 
     @ParameterizedTest
     @MethodSource(Impl.ALL)
+    void readsWaitingForTheLock(Impl impl) throws Exception {
+        BlockingTest.assertReadsTakeTurns(impl, true);
+        BlockingTest.assertCloseEndsAWaitForTheLock(impl, true);
+        BlockingTest.assertInterruptWaitsForTheLock(impl, true);
+    }
+
+    @ParameterizedTest
+    @MethodSource(Impl.ALL)
     void adaptorTimeouts(Impl impl) throws Exception {
         try (Pair p = Pair.open(impl)) {
             p.client.socket().setSoTimeout(300);

@@ -8,12 +8,11 @@ package io.github.nativeselector.internal.lean;
 import java.util.concurrent.locks.AbstractQueuedSynchronizer;
 
 /**
- * A reentrant, non-fair lock that is its own synchronizer: what a lean channel's
- * {@code ReentrantLock} did, in one object instead of two. A server with many connections
- * takes a channel's read and write locks once per request each, long after the kernel's work
- * on other sockets has pushed them out of the cache; a {@code ReentrantLock} costs a miss on
- * the lock and then a dependent one on its synchronizer, where this costs the one. Waiting
- * threads park through the synchronizer, so a virtual thread waiting here holds no monitor.
+ * A reentrant, non-fair lock that is its own synchronizer: what a {@code ReentrantLock} does, in
+ * one object instead of two, for the locks a lean channel takes once per connection or per
+ * accept rather than per request (a socket channel's state lock, a listening channel's locks).
+ * Waiting threads park through the synchronizer, so a virtual thread waiting here holds no
+ * monitor.
  */
 final class ChannelLock extends AbstractQueuedSynchronizer {
 

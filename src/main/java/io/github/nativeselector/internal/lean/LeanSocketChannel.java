@@ -7,6 +7,8 @@ package io.github.nativeselector.internal.lean;
 
 import io.github.nativeselector.internal.OffHeap;
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.lang.ref.Reference;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -25,7 +27,10 @@ import java.nio.channels.NotYetConnectedException;
 import java.nio.channels.SocketChannel;
 import java.nio.channels.spi.SelectorProvider;
 import java.util.Objects;
+import java.util.Queue;
 import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * A TCP {@link SocketChannel} on a descriptor of its own, with the contract of the JDK's
@@ -53,13 +58,17 @@ import java.util.Set;
  * makes a shutdown, the removal, and the close. Otherwise it does as the JDK, and the
  * descriptor waits for {@link #kill()}, once every selector has let it go.
  *
- * <p>Locking: {@code readLock} is held by a reading thread, {@code writeLock} by a writing one,
- * both (read first) by connect, finishConnect, bind and configureBlocking; {@code stateLock} is
- * taken after them when needed, guards the fields below it and every change of {@code state},
- * and is never held while waiting. {@code state} is volatile so that a read or write on a
- * connected channel checks it without locking. {@code blocking} is written holding both I/O locks
- * and read holding either. All three are {@link ChannelLock}s, so that a virtual thread waiting
- * for its socket holds no monitor.
+ * <p>Locking: the read lock is held by a reading thread, the write lock by a writing one, both
+ * (read first) by connect, finishConnect, bind and configureBlocking; {@code stateLock} is taken
+ * after them when needed, guards the fields below it and every change of {@code state}, and is
+ * never held while waiting. {@code state} is volatile so that a read or write on a connected
+ * channel checks it without locking. {@code blocking} is written holding both I/O locks and read
+ * holding either. The I/O locks are reentrant and uninterruptible, as the JDK's channel's are, and
+ * are fields of the channel rather than objects of their own ({@link #lockIo}): a server takes
+ * both once per request, and with them in the channel a request touches no memory beyond the
+ * channel's for them, and a connection holds two objects fewer. Threads wait for them, and for
+ * {@code stateLock}, a {@link ChannelLock}, by parking, so that a virtual thread waiting holds no
+ * monitor.
  */
 final class LeanSocketChannel extends SocketChannel implements LeanChannel {
 
@@ -82,21 +91,46 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
     private static final int COPY_CHUNK = 64 * 1024;
     private static final int FIRST_IOVECS = 8;
 
+    private static final VarHandle READER;
+    private static final VarHandle WRITER;
+    private static final VarHandle LOCK_WAITER_COUNT;
+    private static final VarHandle LOCK_WAITERS;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            READER = lookup.findVarHandle(LeanSocketChannel.class, "reader", Thread.class);
+            WRITER = lookup.findVarHandle(LeanSocketChannel.class, "writer", Thread.class);
+            LOCK_WAITER_COUNT = lookup.findVarHandle(LeanSocketChannel.class, "lockWaiterCount", int.class);
+            LOCK_WAITERS = lookup.findVarHandle(LeanSocketChannel.class, "lockWaiters", Queue.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private final int fd;
     private final boolean inet6;
     private final SocketDescriptor descriptor;
 
-    private final ChannelLock readLock = new ChannelLock();
-    private final ChannelLock writeLock = new ChannelLock();
     private final ChannelLock stateLock = new ChannelLock();
 
-    /** Written holding readLock and writeLock, read holding either. */
+    /** The threads holding the read and the write lock, null while free; see {@link #lockIo}. */
+    private volatile Thread reader;
+    private volatile Thread writer;
+    /** How many times the holder holds the lock; touched by the holder alone. */
+    private int readHolds;
+    private int writeHolds;
+    /** How many threads wait for either I/O lock, in {@code lockWaiters}, made when first needed. */
+    private volatile int lockWaiterCount;
+    private volatile Queue<Thread> lockWaiters;
+
+    /** Written holding the read and the write lock, read holding either. */
     private boolean blocking = true;
 
-    /** Guarded by readLock: a read saw ECONNRESET, so every later read fails as the JDK's do. */
+    /** Guarded by the read lock: a read saw ECONNRESET, so every later read fails as the JDK's do. */
     private boolean connectionReset;
     /**
-     * Guarded by readLock: a read saw the end of the stream, so nothing is left unread, nor can
+     * Guarded by the read lock: a read saw the end of the stream, so nothing is left unread, nor can
      * arrive, and closing the socket sends a FIN rather than a reset.
      */
     private boolean inputEnded;
@@ -104,7 +138,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
     private ByteBuffer lastReadBuffer;
     private long lastReadAddress;
 
-    /** Guarded by writeLock. */
+    /** Guarded by the write lock. */
     private IoVectors writeVectors;
     private ByteBuffer lastWrittenBuffer;
     private long lastWrittenAddress;
@@ -143,12 +177,82 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         return fd;
     }
 
+    // -- The I/O locks
+
+    /**
+     * Takes the read ({@code reading}) or the write lock, waiting while another thread holds it.
+     * A free lock costs one compare-and-set on the channel; a thread that finds it held joins
+     * {@code lockWaiters} and counts itself in {@code lockWaiterCount} before it tries again and
+     * parks, and a release that finds the count above 0 unparks every waiter (of either lock),
+     * each of which tries again. The count is written before the try and read after the release
+     * (both volatile), so either the waiter's try sees the lock free or the release sees the
+     * waiter. A waiter's interrupt is kept for the operation that follows, as the JDK's lock does.
+     */
+    private void lockIo(boolean reading) {
+        Thread me = Thread.currentThread();
+        VarHandle owner = reading ? READER : WRITER;
+        int holds = 1;
+        if (!owner.compareAndSet(this, (Thread) null, me)) {
+            if (owner.get(this) == me) {
+                holds += reading ? readHolds : writeHolds;
+            } else {
+                awaitIoLock(owner, me);
+            }
+        }
+        if (reading) {
+            readHolds = holds;
+        } else {
+            writeHolds = holds;
+        }
+    }
+
+    /** Lets go of the read ({@code reading}) or the write lock, which the current thread holds. */
+    private void unlockIo(boolean reading) {
+        int holds = (reading ? readHolds : writeHolds) - 1;
+        if (reading) {
+            readHolds = holds;
+        } else {
+            writeHolds = holds;
+        }
+        if (holds == 0) {
+            (reading ? READER : WRITER).setVolatile(this, (Thread) null);
+            if (lockWaiterCount != 0) {
+                lockWaiters.forEach(LockSupport::unpark);
+            }
+        }
+    }
+
+    private void awaitIoLock(VarHandle owner, Thread me) {
+        Queue<Thread> waiters = lockWaiters;
+        if (waiters == null) {
+            Queue<Thread> made = new ConcurrentLinkedQueue<>();
+            @SuppressWarnings("unchecked")
+            Queue<Thread> found = (Queue<Thread>) LOCK_WAITERS.compareAndExchange(this, (Queue<Thread>) null, made);
+            waiters = found == null ? made : found;
+        }
+        waiters.add(me);
+        LOCK_WAITER_COUNT.getAndAdd(this, 1);
+        boolean interrupted = false;
+        try {
+            while (!owner.compareAndSet(this, (Thread) null, me)) {
+                LockSupport.park(this);
+                interrupted |= Thread.interrupted();
+            }
+        } finally {
+            LOCK_WAITER_COUNT.getAndAdd(this, -1);
+            waiters.remove(me);
+        }
+        if (interrupted) {
+            me.interrupt();
+        }
+    }
+
     // -- Reading
 
     @Override
     public int read(ByteBuffer dst) throws IOException {
         Objects.requireNonNull(dst);
-        readLock.lock();
+        lockIo(true);
         try {
             int s = state;
             if ((s & (PHASE | INPUT_SHUT)) == CONNECTED && !blocking && !connectionReset) {
@@ -157,14 +261,14 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
             }
             return (int) readOtherwise(s, () -> transferOnce(dst, true));
         } finally {
-            readLock.unlock();
+            unlockIo(true);
         }
     }
 
     @Override
     public long read(ByteBuffer[] dsts, int offset, int length) throws IOException {
         Objects.checkFromIndexSize(offset, length, dsts.length);
-        readLock.lock();
+        lockIo(true);
         try {
             int s = state;
             if ((s & (PHASE | INPUT_SHUT)) == CONNECTED && !blocking && !connectionReset) {
@@ -173,7 +277,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
             }
             return readOtherwise(s, () -> transferOnce(dsts, offset, length, true));
         } finally {
-            readLock.unlock();
+            unlockIo(true);
         }
     }
 
@@ -196,7 +300,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
 
     /**
      * Reads in blocking mode, for at most {@code nanos} when more than 0. The caller holds
-     * readLock and found the channel open and connected.
+     * the read lock and found the channel open and connected.
      */
     private long blockingRead(Transfer read, long nanos) throws IOException {
         long n = 0;
@@ -343,7 +447,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
     @Override
     public int write(ByteBuffer src) throws IOException {
         Objects.requireNonNull(src);
-        writeLock.lock();
+        lockIo(false);
         try {
             int s = state;
             if ((s & (PHASE | OUTPUT_SHUT)) == CONNECTED && !blocking) {
@@ -352,14 +456,14 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
             }
             return (int) writeOtherwise(s, () -> transferOnce(src, false));
         } finally {
-            writeLock.unlock();
+            unlockIo(false);
         }
     }
 
     @Override
     public long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
         Objects.checkFromIndexSize(offset, length, srcs.length);
-        writeLock.lock();
+        lockIo(false);
         try {
             int s = state;
             if ((s & (PHASE | OUTPUT_SHUT)) == CONNECTED && !blocking) {
@@ -368,7 +472,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
             }
             return writeOtherwise(s, () -> transferOnce(srcs, offset, length, false));
         } finally {
-            writeLock.unlock();
+            unlockIo(false);
         }
     }
 
@@ -394,7 +498,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
      * Writes in blocking mode until nothing is left to write (an attempt gives 0), as a blocking
      * send does; on a virtual thread only until an attempt has taken something, as the JDK's
      * channel does there, whose descriptor is then non-blocking in the kernel. The caller holds
-     * writeLock and found the channel open and connected.
+     * the write lock and found the channel open and connected.
      */
     private long blockingWrite(Transfer write) throws IOException {
         boolean once = ReadinessWait.onVirtualThread();
@@ -589,16 +693,16 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
      */
     private boolean connecting(ConnectStep step) throws IOException {
         try {
-            readLock.lock();
+            lockIo(true);
             try {
-                writeLock.lock();
+                lockIo(false);
                 try {
                     return step.run();
                 } finally {
-                    writeLock.unlock();
+                    unlockIo(false);
                 }
             } finally {
-                readLock.unlock();
+                unlockIo(true);
             }
         } catch (IOException e) {
             close();
@@ -691,9 +795,9 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
 
     @Override
     public SocketChannel bind(SocketAddress local) throws IOException {
-        readLock.lock();
+        lockIo(true);
         try {
-            writeLock.lock();
+            lockIo(false);
             try {
                 stateLock.lock();
                 try {
@@ -711,10 +815,10 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
                     stateLock.unlock();
                 }
             } finally {
-                writeLock.unlock();
+                unlockIo(false);
             }
         } finally {
-            readLock.unlock();
+            unlockIo(true);
         }
         return this;
     }
@@ -878,7 +982,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
      * adaptor.
      */
     int sendUrgentData(int data) throws IOException {
-        writeLock.lock();
+        lockIo(false);
         try {
             checkOpenAndConnected(state);
             boolean blocking = this.blocking;
@@ -905,7 +1009,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
             }
             return Math.max(n, 0);
         } finally {
-            writeLock.unlock();
+            unlockIo(false);
         }
     }
 
@@ -918,7 +1022,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         if (len == 0) {
             return 0;
         }
-        readLock.lock();
+        lockIo(true);
         try {
             checkOpenAndConnected(state);
             if (!blocking) {
@@ -926,7 +1030,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
             }
             return (int) blockingRead(() -> transferArray(b, off, len, true), nanos);
         } finally {
-            readLock.unlock();
+            unlockIo(true);
         }
     }
 
@@ -936,7 +1040,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         if (len == 0) {
             return;
         }
-        writeLock.lock();
+        lockIo(false);
         try {
             checkOpenAndConnected(state);
             if (!blocking) {
@@ -958,7 +1062,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
                 endBlocking(false, position >= end);
             }
         } finally {
-            writeLock.unlock();
+            unlockIo(false);
         }
     }
 
@@ -984,17 +1088,17 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
 
     @Override
     protected void implConfigureBlocking(boolean block) throws IOException {
-        readLock.lock();
+        lockIo(true);
         try {
-            writeLock.lock();
+            lockIo(false);
             try {
                 descriptor.ensureOpen();
                 blocking = block;
             } finally {
-                writeLock.unlock();
+                unlockIo(false);
             }
         } finally {
-            readLock.unlock();
+            unlockIo(true);
         }
     }
 
@@ -1046,12 +1150,12 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         }
         if (!threadsWaiting) {
             // A thread in a non-blocking operation, or about to find the channel closed, leaves soon.
-            readLock.lock();
+            lockIo(true);
             lastReadBuffer = null;
-            readLock.unlock();
-            writeLock.lock();
+            unlockIo(true);
+            lockIo(false);
             lastWrittenBuffer = null;
-            writeLock.unlock();
+            unlockIo(false);
         }
         boolean outOfKernels = !threadsWaiting && closesCleanlyAtOnce(connected, linger)
                 && descriptor.leaveKernelsNow();
@@ -1118,10 +1222,10 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
     @Override
     public void kill() {
         // Threads still in an operation hold these; the last of them may close the descriptor itself.
-        readLock.lock();
-        readLock.unlock();
-        writeLock.lock();
-        writeLock.unlock();
+        lockIo(true);
+        unlockIo(true);
+        lockIo(false);
+        unlockIo(false);
         stateLock.lock();
         try {
             if ((state & PHASE) == CLOSING) {
