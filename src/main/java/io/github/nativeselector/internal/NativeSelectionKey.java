@@ -18,10 +18,11 @@ import java.nio.channels.spi.AbstractSelectionKey;
  * A channel's registration with a {@link NativeSelector}.
  *
  * <p>Fields by owner: the interest set is set atomically by any thread; {@code readyOps},
- * {@code selectedIndex} and {@code connected} belong to the thread holding the selector's
- * lock; {@code queued}, {@code heldOut} and {@code registeredEvents} are guarded by the
- * {@link ChangeQueue}, and so are {@code slot} and {@code generation}, which the
- * {@link KeyTable} sets before the key's first change is sent.
+ * {@code selectedIndex} and {@code connected} (first set by the registering thread, before the
+ * key is shared) belong to the thread holding the selector's lock; {@code queued},
+ * {@code heldOut} and {@code registeredEvents} are guarded by the {@link ChangeQueue}, and so
+ * are {@code slot} and {@code generation}, which the {@link KeyTable} sets before the key's
+ * first change is sent.
  */
 public final class NativeSelectionKey extends AbstractSelectionKey implements LeanChannel.Registration {
 
@@ -46,9 +47,10 @@ public final class NativeSelectionKey extends AbstractSelectionKey implements Le
     int readyOps;
     int selectedIndex = -1;
     /**
-     * Whether a select found the socket channel connected. A socket channel stays connected
-     * until it is closed, which cancels the key, so later selects need not look at the channel,
-     * which would most often cost them a cache miss.
+     * Whether the socket channel was connected at registration or a select found it so. A socket
+     * channel stays connected until it is closed, which cancels the key, so later selects need
+     * not look at the channel, which would most often cost them a cache miss; an accepted
+     * channel, registered while the registering thread has it in the cache, costs none.
      */
     private boolean connected;
     boolean queued;
@@ -65,6 +67,7 @@ public final class NativeSelectionKey extends AbstractSelectionKey implements Le
         this.channel = channel;
         this.fd = fd;
         this.kind = ChannelKind.of(channel);
+        this.connected = kind == ChannelKind.SOCKET && ((SocketChannel) channel).isConnected();
     }
 
     @Override
