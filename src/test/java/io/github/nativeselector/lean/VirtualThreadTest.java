@@ -12,10 +12,12 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import java.io.InputStream;
 import java.net.ServerSocket;
 import java.net.SocketTimeoutException;
+import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
@@ -124,6 +126,56 @@ class VirtualThreadTest {
             write.awaitBlockedIn(p.client);
             Bytes.readAndCheck(p.accepted, 0, size, 40, false);
             assertEquals(size, write.get());
+        }
+    }
+
+    /**
+     * More virtual threads than carriers write to one blocking channel at once, so that most of
+     * them wait for the write lock while its holder waits for room: every byte arrives, once.
+     * Their writes may interleave (a write on a virtual thread returns after part of a buffer),
+     * so each writer's bytes are counted rather than found in one run.
+     */
+    @ParameterizedTest
+    @MethodSource(Impl.ALL)
+    void writersWaitingForTheLockLoseNothing(Impl impl) throws Exception {
+        int writers = 16;
+        int perWriter = 256 * 1024;
+        List<BlockedCall<Integer>> writes = new ArrayList<>();
+        try (Pair p = Pair.open(impl)) {
+            p.client.setOption(StandardSocketOptions.SO_SNDBUF, 16 * 1024);
+            try {
+                for (int w = 0; w < writers; w++) {
+                    byte value = (byte) w;
+                    writes.add(BlockedCall.start(true, () -> {
+                        ByteBuffer chunk = ByteBuffer.allocate(4096);
+                        for (int sent = 0; sent < perWriter; sent += chunk.capacity()) {
+                            Arrays.fill(chunk.clear().array(), value);
+                            while (chunk.hasRemaining()) {
+                                assertTrue(p.client.write(chunk) > 0, "a blocking write wrote nothing");
+                            }
+                        }
+                        return perWriter;
+                    }));
+                }
+                long[] counts = new long[writers];
+                ByteBuffer in = ByteBuffer.allocate(64 * 1024);
+                for (long received = 0; received < (long) writers * perWriter; ) {
+                    int n = p.accepted.read(in.clear());
+                    assertTrue(n > 0, "the stream ended after " + received + " bytes");
+                    for (int i = 0; i < n; i++) {
+                        counts[in.get(i)]++;
+                    }
+                    received += n;
+                }
+                for (int w = 0; w < writers; w++) {
+                    assertEquals(perWriter, counts[w], "bytes of writer " + w);
+                    assertEquals(perWriter, writes.get(w).get());
+                }
+            } finally {
+                for (BlockedCall<Integer> write : writes) {
+                    write.close();
+                }
+            }
         }
     }
 
