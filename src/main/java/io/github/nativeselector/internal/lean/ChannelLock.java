@@ -6,6 +6,7 @@
 package io.github.nativeselector.internal.lean;
 
 import java.util.concurrent.locks.AbstractQueuedSynchronizer;
+import java.util.concurrent.locks.Condition;
 
 /**
  * A reentrant, non-fair lock that is its own synchronizer: what a {@code ReentrantLock} does, in
@@ -24,6 +25,11 @@ final class ChannelLock extends AbstractQueuedSynchronizer {
 
     void unlock() {
         release(1);
+    }
+
+    /** A condition to wait on while holding this lock, which the wait lets go of. */
+    Condition newCondition() {
+        return new ConditionObject();
     }
 
     @Override

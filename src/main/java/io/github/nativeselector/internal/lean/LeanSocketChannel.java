@@ -27,10 +27,8 @@ import java.nio.channels.NotYetConnectedException;
 import java.nio.channels.SocketChannel;
 import java.nio.channels.spi.SelectorProvider;
 import java.util.Objects;
-import java.util.Queue;
 import java.util.Set;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.Condition;
 
 /**
  * A TCP {@link SocketChannel} on a descriptor of its own, with the contract of the JDK's
@@ -93,16 +91,12 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
 
     private static final VarHandle READER;
     private static final VarHandle WRITER;
-    private static final VarHandle LOCK_WAITER_COUNT;
-    private static final VarHandle LOCK_WAITERS;
 
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             READER = lookup.findVarHandle(LeanSocketChannel.class, "reader", Thread.class);
             WRITER = lookup.findVarHandle(LeanSocketChannel.class, "writer", Thread.class);
-            LOCK_WAITER_COUNT = lookup.findVarHandle(LeanSocketChannel.class, "lockWaiterCount", int.class);
-            LOCK_WAITERS = lookup.findVarHandle(LeanSocketChannel.class, "lockWaiters", Queue.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -117,12 +111,11 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
     /** The threads holding the read and the write lock, null while free; see {@link #lockIo}. */
     private volatile Thread reader;
     private volatile Thread writer;
-    /** How many times the holder holds the lock; touched by the holder alone. */
+    /** How many times the holder holds the lock, 0 while it is free; touched by the holder alone. */
     private int readHolds;
     private int writeHolds;
-    /** How many threads wait for either I/O lock, in {@code lockWaiters}, made when first needed. */
-    private volatile int lockWaiterCount;
-    private volatile Queue<Thread> lockWaiters;
+    /** How many threads wait for either I/O lock; changed under stateLock, read by every release. */
+    private volatile int ioLockWaiters;
 
     /** Written holding the read and the write lock, read holding either. */
     private boolean blocking = true;
@@ -148,6 +141,8 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
 
     // -- Guarded by stateLock
 
+    /** Signalled when an I/O lock is let go while threads wait for one; made by the first of them. */
+    private Condition ioLockFreed;
     /** The threads in a blocking operation, which a close must wake and which then close the descriptor. */
     private Thread readerThread;
     private Thread writerThread;
@@ -181,69 +176,59 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
 
     /**
      * Takes the read ({@code reading}) or the write lock, waiting while another thread holds it.
-     * A free lock costs one compare-and-set on the channel; a thread that finds it held joins
-     * {@code lockWaiters} and counts itself in {@code lockWaiterCount} before it tries again and
-     * parks, and a release that finds the count above 0 unparks every waiter (of either lock),
-     * each of which tries again. The count is written before the try and read after the release
-     * (both volatile), so either the waiter's try sees the lock free or the release sees the
-     * waiter. A waiter's interrupt is kept for the operation that follows, as the JDK's lock does.
+     * A free lock costs one compare-and-set on the channel. A thread that finds it held counts
+     * itself in {@code ioLockWaiters} and waits on {@code ioLockFreed}, a condition of
+     * {@code stateLock}, trying again at each signal; a release that finds the count above 0
+     * signals every waiter (of either lock). The count is written before the try and read after
+     * the release (both volatile), so either the waiter's try sees the lock free or the release
+     * sees the waiter, and its signal, under stateLock, cannot come before the wait. The wait is
+     * uninterruptible and keeps the thread's interrupt for the operation that follows, as the
+     * JDK's lock does.
      */
     private void lockIo(boolean reading) {
         Thread me = Thread.currentThread();
         VarHandle owner = reading ? READER : WRITER;
-        int holds = 1;
-        if (!owner.compareAndSet(this, (Thread) null, me)) {
-            if (owner.get(this) == me) {
-                holds += reading ? readHolds : writeHolds;
-            } else {
-                awaitIoLock(owner, me);
-            }
+        if (!owner.compareAndSet(this, (Thread) null, me) && owner.get(this) != me) {
+            awaitIoLock(owner, me);
         }
-        if (reading) {
-            readHolds = holds;
-        } else {
-            writeHolds = holds;
-        }
+        addHolds(reading, 1);
     }
 
     /** Lets go of the read ({@code reading}) or the write lock, which the current thread holds. */
     private void unlockIo(boolean reading) {
-        int holds = (reading ? readHolds : writeHolds) - 1;
-        if (reading) {
-            readHolds = holds;
-        } else {
-            writeHolds = holds;
-        }
-        if (holds == 0) {
+        if (addHolds(reading, -1) == 0) {
             (reading ? READER : WRITER).setVolatile(this, (Thread) null);
-            if (lockWaiterCount != 0) {
-                lockWaiters.forEach(LockSupport::unpark);
+            if (ioLockWaiters != 0) {
+                stateLock.lock();
+                try {
+                    ioLockFreed.signalAll();
+                } finally {
+                    stateLock.unlock();
+                }
             }
         }
     }
 
+    private int addHolds(boolean reading, int change) {
+        return reading ? (readHolds += change) : (writeHolds += change);
+    }
+
     private void awaitIoLock(VarHandle owner, Thread me) {
-        Queue<Thread> waiters = lockWaiters;
-        if (waiters == null) {
-            Queue<Thread> made = new ConcurrentLinkedQueue<>();
-            @SuppressWarnings("unchecked")
-            Queue<Thread> found = (Queue<Thread>) LOCK_WAITERS.compareAndExchange(this, (Queue<Thread>) null, made);
-            waiters = found == null ? made : found;
-        }
-        waiters.add(me);
-        LOCK_WAITER_COUNT.getAndAdd(this, 1);
-        boolean interrupted = false;
+        stateLock.lock();
         try {
-            while (!owner.compareAndSet(this, (Thread) null, me)) {
-                LockSupport.park(this);
-                interrupted |= Thread.interrupted();
+            if (ioLockFreed == null) {
+                ioLockFreed = stateLock.newCondition();
+            }
+            ioLockWaiters++;
+            try {
+                while (!owner.compareAndSet(this, (Thread) null, me)) {
+                    ioLockFreed.awaitUninterruptibly();
+                }
+            } finally {
+                ioLockWaiters--;
             }
         } finally {
-            LOCK_WAITER_COUNT.getAndAdd(this, -1);
-            waiters.remove(me);
-        }
-        if (interrupted) {
-            me.interrupt();
+            stateLock.unlock();
         }
     }
 
