@@ -58,15 +58,15 @@ import java.util.concurrent.locks.Condition;
  *
  * <p>Locking: the read lock is held by a reading thread, the write lock by a writing one, both
  * (read first) by connect, finishConnect, bind and configureBlocking; {@code stateLock} is taken
- * after them when needed, guards the fields below it and every change of {@code state}, and is
+ * after them when needed, guards the fields so marked and every change of {@code state}, and is
  * never held while waiting. {@code state} is volatile so that a read or write on a connected
- * channel checks it without locking. {@code blocking} is written holding both I/O locks and read
- * holding either. The I/O locks are reentrant and uninterruptible, as the JDK's channel's are, and
- * are fields of the channel rather than objects of their own ({@link #lockIo}): a server takes
- * both once per request, and with them in the channel a request touches no memory beyond the
- * channel's for them, and a connection holds two objects fewer. Threads wait for them, and for
- * {@code stateLock}, a {@link ChannelLock}, by parking, so that a virtual thread waiting holds no
- * monitor.
+ * channel checks it without locking; its BLOCKING flag changes holding both I/O locks too, so that
+ * it holds still for the holder of either, and its RESET flag holding the read lock. The I/O locks
+ * are reentrant and uninterruptible, as the JDK's channel's are, and are fields of the channel
+ * rather than objects of their own ({@link #lockIo}): a server takes both once per request, and
+ * with them in the channel a request touches no memory beyond the channel's for them, and a
+ * connection holds two objects fewer. Threads wait for them, and for {@code stateLock}, a {@link
+ * ChannelLock}, by parking, so that a virtual thread waiting holds no monitor.
  */
 final class LeanSocketChannel extends SocketChannel implements LeanChannel {
 
@@ -81,6 +81,10 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
     private static final int BOUND = 0x8;
     private static final int INPUT_SHUT = 0x10;
     private static final int OUTPUT_SHUT = 0x20;
+    /** The channel is in blocking mode. */
+    private static final int BLOCKING = 0x40;
+    /** A read saw ECONNRESET: Linux reports it once and then end of stream, while the JDK's channels fail every later read. */
+    private static final int RESET = 0x80;
 
     /**
      * A heap buffer without an array, or a memory segment's view, goes through a copy of at most
@@ -102,42 +106,41 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         }
     }
 
+    // The fields a non-blocking read or write on a connected channel touches come first: HotSpot
+    // lays out the fields of one size in the order they are declared, so these share one or two
+    // cache lines, and a request on a channel that has dropped out of the cache misses no more.
+
     private final int fd;
-    private final boolean inet6;
-    private final SocketDescriptor descriptor;
-
-    private final ChannelLock stateLock = new ChannelLock();
-
-    /** The threads holding the read and the write lock, null while free; see {@link #lockIo}. */
-    private volatile Thread reader;
-    private volatile Thread writer;
+    /** A phase and flags; changed under stateLock, BLOCKING holding both I/O locks too. */
+    private volatile int state;
     /** How many times the holder holds the lock, 0 while it is free; touched by the holder alone. */
     private int readHolds;
     private int writeHolds;
     /** How many threads wait for either I/O lock; changed under stateLock, read by every release. */
     private volatile int ioLockWaiters;
+    /** The threads holding the read and the write lock, null while free; see {@link #lockIo}. */
+    private volatile Thread reader;
+    private volatile Thread writer;
+    /** Guarded by the direction's lock. */
+    private ByteBuffer lastReadBuffer;
+    private long lastReadAddress;
+    private ByteBuffer lastWrittenBuffer;
+    private long lastWrittenAddress;
 
-    /** Written holding the read and the write lock, read holding either. */
-    private boolean blocking = true;
+    private final boolean inet6;
+    private final SocketDescriptor descriptor;
 
-    /** Guarded by the read lock: a read saw ECONNRESET, so every later read fails as the JDK's do. */
-    private boolean connectionReset;
+    private final ChannelLock stateLock = new ChannelLock();
+
     /**
      * Guarded by the read lock: a read saw the end of the stream, so nothing is left unread, nor can
      * arrive, and closing the socket sends a FIN rather than a reset.
      */
     private boolean inputEnded;
     private IoVectors readVectors;
-    private ByteBuffer lastReadBuffer;
-    private long lastReadAddress;
 
     /** Guarded by the write lock. */
     private IoVectors writeVectors;
-    private ByteBuffer lastWrittenBuffer;
-    private long lastWrittenAddress;
-
-    /** A phase and flags; changed under stateLock. */
-    private volatile int state;
 
     // -- Guarded by stateLock
 
@@ -156,6 +159,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         this.inet6 = inet6;
         this.fd = Sockets.socket(inet6);
         this.descriptor = new SocketDescriptor(this, fd, inet6, SocketOptionTable.SOCKET, stateLock);
+        this.state = BLOCKING;
     }
 
     /** An accepted connection on {@code fd}, non-blocking in the kernel as accept4 made it. */
@@ -164,7 +168,12 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         this.inet6 = inet6;
         this.fd = fd;
         this.descriptor = new SocketDescriptor(this, fd, inet6, SocketOptionTable.SOCKET, stateLock);
-        this.state = CONNECTED;
+        this.state = CONNECTED | BLOCKING;
+    }
+
+    /** Whether the channel is in blocking mode; steady while the caller holds either I/O lock. */
+    private boolean blocking() {
+        return (state & BLOCKING) != 0;
     }
 
     @Override
@@ -240,7 +249,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         lockIo(true);
         try {
             int s = state;
-            if ((s & (PHASE | INPUT_SHUT)) == CONNECTED && !blocking && !connectionReset) {
+            if ((s & (PHASE | INPUT_SHUT | BLOCKING | RESET)) == CONNECTED) {
                 int n = transferOnce(dst, true);
                 return n > 0 || n == Sockets.EOF ? n : nothingRead();
             }
@@ -256,7 +265,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         lockIo(true);
         try {
             int s = state;
-            if ((s & (PHASE | INPUT_SHUT)) == CONNECTED && !blocking && !connectionReset) {
+            if ((s & (PHASE | INPUT_SHUT | BLOCKING | RESET)) == CONNECTED) {
                 long n = transferOnce(dsts, offset, length, true);
                 return n > 0 || n == Sockets.EOF ? n : nothingRead();
             }
@@ -274,10 +283,10 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
     /** A read off the fast path: the channel is not open and connected, or blocking, or its input is over. */
     private long readOtherwise(int s, Transfer read) throws IOException {
         checkOpenAndConnected(s);
-        if (blocking) {
+        if ((s & BLOCKING) != 0) {
             return blockingRead(read, 0);
         }
-        if (connectionReset) {
+        if ((s & RESET) != 0) {
             throw connectionReset();
         }
         return Sockets.EOF;
@@ -291,7 +300,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         long n = 0;
         try {
             beginRead();
-            if (connectionReset) {
+            if ((state & RESET) != 0) {
                 throw connectionReset();
             }
             if ((state & INPUT_SHUT) != 0) {
@@ -419,7 +428,12 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
      * channels fail every later read. Sockets' reads throw SocketException for that alone.
      */
     private SocketException reset(SocketException e) {
-        connectionReset = true;
+        stateLock.lock();
+        try {
+            state |= RESET;
+        } finally {
+            stateLock.unlock();
+        }
         return e;
     }
 
@@ -435,7 +449,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         lockIo(false);
         try {
             int s = state;
-            if ((s & (PHASE | OUTPUT_SHUT)) == CONNECTED && !blocking) {
+            if ((s & (PHASE | OUTPUT_SHUT | BLOCKING)) == CONNECTED) {
                 int n = transferOnce(src, false);
                 return n > 0 ? n : nothingWritten();
             }
@@ -451,7 +465,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         lockIo(false);
         try {
             int s = state;
-            if ((s & (PHASE | OUTPUT_SHUT)) == CONNECTED && !blocking) {
+            if ((s & (PHASE | OUTPUT_SHUT | BLOCKING)) == CONNECTED) {
                 long n = transferOnce(srcs, offset, length, false);
                 return n > 0 ? n : nothingWritten();
             }
@@ -472,7 +486,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
     /** A write off the fast path: the channel is not open and connected, or blocking, or its output is shut. */
     private long writeOtherwise(int s, Transfer write) throws IOException {
         checkOpenAndConnected(s);
-        if (!blocking) {
+        if ((s & BLOCKING) == 0) {
             // What the JDK's channel throws once the send it tries has failed with EPIPE.
             throw new AsynchronousCloseException();
         }
@@ -634,7 +648,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         InetSocketAddress address = SocketAddresses.checkRemote(remote, inet6);
         return connecting(() -> {
             descriptor.ensureOpen();
-            return connect(address, blocking, 0);
+            return connect(address, blocking(), 0);
         });
     }
 
@@ -645,7 +659,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
                 return true;
             }
             descriptor.ensureOpen();
-            boolean blocking = this.blocking;
+            boolean blocking = blocking();
             boolean connected = false;
             try {
                 beginFinishConnect(blocking);
@@ -665,7 +679,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
     void blockingConnect(SocketAddress remote, long nanos) throws IOException {
         InetSocketAddress address = SocketAddresses.checkRemote(remote, inet6);
         connecting(() -> {
-            if (!blocking) {
+            if (!blocking()) {
                 throw new IllegalBlockingModeException();
             }
             return connect(address, true, nanos);
@@ -970,7 +984,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         lockIo(false);
         try {
             checkOpenAndConnected(state);
-            boolean blocking = this.blocking;
+            boolean blocking = blocking();
             int n = 0;
             try {
                 if (blocking) {
@@ -1010,7 +1024,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         lockIo(true);
         try {
             checkOpenAndConnected(state);
-            if (!blocking) {
+            if (!blocking()) {
                 throw new IllegalBlockingModeException();
             }
             return (int) blockingRead(() -> transferArray(b, off, len, true), nanos);
@@ -1028,7 +1042,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         lockIo(false);
         try {
             checkOpenAndConnected(state);
-            if (!blocking) {
+            if (!blocking()) {
                 throw new IllegalBlockingModeException();
             }
             int position = off;
@@ -1077,8 +1091,13 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         try {
             lockIo(false);
             try {
-                descriptor.ensureOpen();
-                blocking = block;
+                stateLock.lock();
+                try {
+                    descriptor.ensureOpen();
+                    state = block ? state | BLOCKING : state & ~BLOCKING;
+                } finally {
+                    stateLock.unlock();
+                }
             } finally {
                 unlockIo(false);
             }
@@ -1161,7 +1180,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
      * for. After the I/O locks were taken, so their fields are seen.
      */
     private boolean closesCleanlyAtOnce(boolean connected, int linger) {
-        return (!connected || inputEnded || connectionReset) && linger <= 0;
+        return (!connected || inputEnded || (state & RESET) != 0) && linger <= 0;
     }
 
     /** The adaptor reports the addresses of a socket bound or connected before it was closed. */
