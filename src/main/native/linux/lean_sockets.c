@@ -7,7 +7,6 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <limits.h>
 #include <poll.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -168,46 +167,6 @@ int lean_remote_address(int fd, struct lean_address *out)
     if (getpeername(fd, &address.sa, &length) < 0)
         return -errno;
     return to_lean_address(&address, out);
-}
-
-int lean_read(int fd, void *buffer, int length)
-{
-    if (length < 0)
-        return -EINVAL;
-    /* Nothing asked is nothing read, as read(2) has it; recv would say EAGAIN with nothing there. */
-    if (length == 0)
-        return 0;
-    ssize_t n = TEMP_FAILURE_RETRY(syscall(SYS_recvfrom, fd, buffer, (size_t)length, 0, NULL, NULL));
-    return n < 0 ? -errno : (int)n;
-}
-
-int lean_write(int fd, const void *buffer, int length)
-{
-    if (length < 0)
-        return -EINVAL;
-    ssize_t n = TEMP_FAILURE_RETRY(syscall(SYS_sendto, fd, buffer, (size_t)length, MSG_NOSIGNAL, NULL, 0));
-    return n < 0 ? -errno : (int)n;
-}
-
-int64_t lean_readv(int fd, const struct iovec *iovecs, int count)
-{
-    /* recvmsg says EMSGSIZE where readv says EINVAL; Java is given readv's answer. */
-    if (count < 0 || count > IOV_MAX)
-        return -EINVAL;
-    /* The kernel only reads msg_iov. */
-    struct msghdr message = { .msg_iov = (struct iovec *)iovecs, .msg_iovlen = (size_t)count };
-    ssize_t n = TEMP_FAILURE_RETRY(syscall(SYS_recvmsg, fd, &message, 0));
-    return n < 0 ? -errno : (int64_t)n;
-}
-
-int64_t lean_writev(int fd, const struct iovec *iovecs, int count)
-{
-    if (count < 0)
-        return -EINVAL;
-    /* sendmsg, not writev: only it takes MSG_NOSIGNAL. The kernel only reads msg_iov. */
-    struct msghdr message = { .msg_iov = (struct iovec *)iovecs, .msg_iovlen = (size_t)count };
-    ssize_t n = TEMP_FAILURE_RETRY(syscall(SYS_sendmsg, fd, &message, MSG_NOSIGNAL));
-    return n < 0 ? -errno : (int64_t)n;
 }
 
 int lean_shutdown(int fd, int how)

