@@ -83,7 +83,10 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
     private static final int OUTPUT_SHUT = 0x20;
     /** The channel is in blocking mode. */
     private static final int BLOCKING = 0x40;
-    /** A read saw ECONNRESET: Linux reports it once and then end of stream, while the JDK's channels fail every later read. */
+    /**
+     * A read saw ECONNRESET: Linux reports it once and then end of stream, while the JDK's
+     * channels fail every later read.
+     */
     private static final int RESET = 0x80;
 
     /**
@@ -108,7 +111,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
 
     // The fields a non-blocking read or write on a connected channel touches come first: HotSpot
     // lays out the fields of one size in the order they are declared, so these share one or two
-    // cache lines, and a request on a channel that has dropped out of the cache misses no more.
+    // cache lines, all that a request pays for on a channel that has left the CPU's caches.
 
     private final int fd;
     /** A phase and flags; changed under stateLock, BLOCKING holding both I/O locks too. */
