@@ -88,6 +88,10 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
      * channels fail every later read.
      */
     private static final int RESET = 0x80;
+    /** A read goes straight to the kernel when these bits of {@code state} say CONNECTED and no more. */
+    private static final int READ_CHECKS = PHASE | INPUT_SHUT | BLOCKING | RESET;
+    /** A write goes straight to the kernel when these bits of {@code state} say CONNECTED and no more. */
+    private static final int WRITE_CHECKS = PHASE | OUTPUT_SHUT | BLOCKING;
 
     /**
      * A heap buffer without an array, or a memory segment's view, goes through a copy of at most
@@ -174,6 +178,16 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         this.state = CONNECTED | BLOCKING;
     }
 
+    /** Sets ({@code on}) or clears {@code flag} in {@code state}, under stateLock as every change of it. */
+    private void setFlag(int flag, boolean on) {
+        stateLock.lock();
+        try {
+            state = on ? state | flag : state & ~flag;
+        } finally {
+            stateLock.unlock();
+        }
+    }
+
     /** Whether the channel is in blocking mode; steady while the caller holds either I/O lock. */
     private boolean blocking() {
         return (state & BLOCKING) != 0;
@@ -252,7 +266,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         lockIo(true);
         try {
             int s = state;
-            if ((s & (PHASE | INPUT_SHUT | BLOCKING | RESET)) == CONNECTED) {
+            if ((s & READ_CHECKS) == CONNECTED) {
                 int n = transferOnce(dst, true);
                 return n > 0 || n == Sockets.EOF ? n : nothingRead();
             }
@@ -268,7 +282,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         lockIo(true);
         try {
             int s = state;
-            if ((s & (PHASE | INPUT_SHUT | BLOCKING | RESET)) == CONNECTED) {
+            if ((s & READ_CHECKS) == CONNECTED) {
                 long n = transferOnce(dsts, offset, length, true);
                 return n > 0 || n == Sockets.EOF ? n : nothingRead();
             }
@@ -431,12 +445,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
      * channels fail every later read. Sockets' reads throw SocketException for that alone.
      */
     private SocketException reset(SocketException e) {
-        stateLock.lock();
-        try {
-            state |= RESET;
-        } finally {
-            stateLock.unlock();
-        }
+        setFlag(RESET, true);
         return e;
     }
 
@@ -452,7 +461,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         lockIo(false);
         try {
             int s = state;
-            if ((s & (PHASE | OUTPUT_SHUT | BLOCKING)) == CONNECTED) {
+            if ((s & WRITE_CHECKS) == CONNECTED) {
                 int n = transferOnce(src, false);
                 return n > 0 ? n : nothingWritten();
             }
@@ -468,7 +477,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         lockIo(false);
         try {
             int s = state;
-            if ((s & (PHASE | OUTPUT_SHUT | BLOCKING)) == CONNECTED) {
+            if ((s & WRITE_CHECKS) == CONNECTED) {
                 long n = transferOnce(srcs, offset, length, false);
                 return n > 0 ? n : nothingWritten();
             }
@@ -1094,13 +1103,8 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         try {
             lockIo(false);
             try {
-                stateLock.lock();
-                try {
-                    descriptor.ensureOpen();
-                    state = block ? state | BLOCKING : state & ~BLOCKING;
-                } finally {
-                    stateLock.unlock();
-                }
+                descriptor.ensureOpen();
+                setFlag(BLOCKING, block);
             } finally {
                 unlockIo(false);
             }
