@@ -213,17 +213,32 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
      */
     private void lockIo(boolean reading) {
         Thread me = Thread.currentThread();
-        VarHandle owner = reading ? READER : WRITER;
-        if (!owner.compareAndSet(this, (Thread) null, me) && owner.get(this) != me) {
-            awaitIoLock(owner, me);
+        if (!tryLockIo(reading, me) && (reading ? reader : writer) != me) {
+            awaitIoLock(reading, me);
         }
         addHolds(reading, 1);
+    }
+
+    /**
+     * One try at the read ({@code reading}) or the write lock. Each compare-and-set names its
+     * VarHandle as a constant: one chosen at run time compiles, wherever this is not inlined into a
+     * caller that fixes {@code reading}, to a call through the handle's method rather than to one
+     * instruction.
+     */
+    private boolean tryLockIo(boolean reading, Thread me) {
+        return reading
+                ? READER.compareAndSet(this, (Thread) null, me)
+                : WRITER.compareAndSet(this, (Thread) null, me);
     }
 
     /** Lets go of the read ({@code reading}) or the write lock, which the current thread holds. */
     private void unlockIo(boolean reading) {
         if (addHolds(reading, -1) == 0) {
-            (reading ? READER : WRITER).setVolatile(this, (Thread) null);
+            if (reading) {
+                reader = null;
+            } else {
+                writer = null;
+            }
             if (ioLockWaiters != 0) {
                 stateLock.lock();
                 try {
@@ -239,7 +254,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         return reading ? (readHolds += change) : (writeHolds += change);
     }
 
-    private void awaitIoLock(VarHandle owner, Thread me) {
+    private void awaitIoLock(boolean reading, Thread me) {
         stateLock.lock();
         try {
             if (ioLockFreed == null) {
@@ -247,7 +262,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
             }
             ioLockWaiters++;
             try {
-                while (!owner.compareAndSet(this, (Thread) null, me)) {
+                while (!tryLockIo(reading, me)) {
                     ioLockFreed.awaitUninterruptibly();
                 }
             } finally {
