@@ -153,21 +153,6 @@ public final class NativeSelectionKey extends AbstractSelectionKey implements Le
         return KeyTable.token(slot, generation);
     }
 
-    /**
-     * Reads the words of the channel and of the attachment that a program serving the key reads
-     * first: a lean channel's descriptor, which shares its lines with the channel's I/O locks, and
-     * the attachment's class. The select calls this for each key it adds to the selected-key set,
-     * in a short loop over the ready keys where the cache misses of one key and the next overlap;
-     * the program reaches the same objects one after another, each load waiting for the one
-     * before and for the locked instructions and system calls between them, and would wait for
-     * each miss in turn. Returns a value made of what it read, for the caller to keep.
-     */
-    int touchForProgram() {
-        int read = channel instanceof LeanChannel ? ((LeanChannel) channel).fdVal() : 0;
-        Object attachment = attachment();
-        return attachment != null && attachment.getClass() == Object.class ? read + 1 : read;
-    }
-
     /** For a socket channel's key, holding the selector's lock: whether the channel is connected. */
     boolean channelConnected() {
         if (!connected) {

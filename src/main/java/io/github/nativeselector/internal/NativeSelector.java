@@ -46,13 +46,8 @@ import java.util.function.Consumer;
  */
 public final class NativeSelector extends AbstractSelector {
 
-    /**
-     * Ready records read per kernel wait; channels beyond it are reported by the next wait. Few
-     * enough that the lines the select brings into the CPU's caches for the keys it hands out
-     * ({@link NativeSelectionKey#touchForProgram}) are still there when the program serves
-     * them: with 1,024, a server with a thousand busy connections finds them gone again.
-     */
-    static final int READY_CAPACITY = 64;
+    /** Ready records read per kernel wait; channels beyond it are reported by the next wait. */
+    static final int READY_CAPACITY = 1024;
 
     /** Closes the backend of a selector that became unreachable without being closed. */
     private static final Cleaner CLEANER = Cleaner.create(task -> {
@@ -69,8 +64,6 @@ public final class NativeSelector extends AbstractSelector {
     private final Set<SelectionKey> keys = ConcurrentHashMap.newKeySet();
     private final Set<SelectionKey> publicKeys = Collections.unmodifiableSet(keys);
     private final SelectedKeySet selectedKeys = new SelectedKeySet();
-    /** What {@link NativeSelectionKey#touchForProgram} read, kept only so that its reads are not compiled away. */
-    private int touched;
     /** Cancelled keys on their way out of the kernel, kept across selects while that fails. */
     private final ArrayList<NativeSelectionKey> cancelled = new ArrayList<>();
     private final Object wakeupLock = new Object();
@@ -360,7 +353,6 @@ public final class NativeSelector extends AbstractSelector {
             return 0;
         }
         if (action == null) {
-            touched += key.touchForProgram();
             selectedKeys.addSelected(key);
         } else {
             action.accept(key);
