@@ -154,10 +154,20 @@ public final class NativeSelectionKey extends AbstractSelectionKey implements Le
     }
 
     /**
+     * How many ready keys are touched ({@link #touchForProgram}) at a time, ahead of the program:
+     * few enough that the kernel's work for serving them does not evict the lines touched first
+     * before the program gets to them, as a select's thousand ready keys would.
+     */
+    static final int TOUCHED_AT_A_TIME = 64;
+
+    /**
      * Reads the words of the channel and of the attachment that a program serving the key reads
-     * first, so that they are in the CPU's caches when it does ({@link SelectedKeySet}): a lean
-     * channel's descriptor, which shares its lines with the channel's I/O locks, and the
-     * attachment's class. Returns a value made of what it read, for the caller to keep.
+     * first, so that they are in the CPU's caches when it does: a lean channel's descriptor, which
+     * shares its lines with the channel's I/O locks, and the attachment's class. The selected-key
+     * set's iterator and {@code select(Consumer)} call this for the next ready keys in a short loop,
+     * where the cache misses of one key and the next overlap; the program reaches the same objects
+     * one after another, through locked instructions and system calls, and would wait for each miss
+     * in turn. Returns a value made of what it read, for the caller to keep.
      */
     int touchForProgram() {
         int read = channel instanceof LeanChannel ? ((LeanChannel) channel).fdVal() : 0;

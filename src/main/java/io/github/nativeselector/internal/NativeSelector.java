@@ -64,6 +64,8 @@ public final class NativeSelector extends AbstractSelector {
     private final Set<SelectionKey> keys = ConcurrentHashMap.newKeySet();
     private final Set<SelectionKey> publicKeys = Collections.unmodifiableSet(keys);
     private final SelectedKeySet selectedKeys = new SelectedKeySet();
+    /** What {@link #touchAhead} read, kept only so that its reads are not compiled away. */
+    private int touched;
     /** Cancelled keys on their way out of the kernel, kept across selects while that fails. */
     private final ArrayList<NativeSelectionKey> cancelled = new ArrayList<>();
     private final Object wakeupLock = new Object();
@@ -313,7 +315,11 @@ public final class NativeSelector extends AbstractSelector {
     private int processReadyEvents(int count, Consumer<SelectionKey> action) {
         int updated = 0;
         int channels = count;
+        int touchedEnd = 0;
         for (int i = 0; i < count; i++) {
+            if (action != null && i == touchedEnd) {
+                touchedEnd = touchAhead(i, count);
+            }
             long token = ready.token(i);
             if (token == ReadyArray.WAKEUP_TOKEN) {
                 channels--;
@@ -326,6 +332,25 @@ public final class NativeSelector extends AbstractSelector {
         }
         counters.readyEvents(channels);
         return updated;
+    }
+
+    /**
+     * For {@code select(Consumer)}: touches the keys of the ready records from {@code from} on, up
+     * to {@link NativeSelectionKey#TOUCHED_AT_A_TIME} of them and not past {@code count}, as the
+     * selected-key set's iterator does for its keys; returns the record after the last.
+     */
+    private int touchAhead(int from, int count) {
+        int to = Math.min(count, from + NativeSelectionKey.TOUCHED_AT_A_TIME);
+        int read = 0;
+        for (int i = from; i < to; i++) {
+            long token = ready.token(i);
+            NativeSelectionKey key = token == ReadyArray.WAKEUP_TOKEN ? null : table.lookup(token);
+            if (key != null) {
+                read += key.touchForProgram();
+            }
+        }
+        touched += read;
+        return to;
     }
 
     /**

@@ -26,20 +26,13 @@ import java.util.NoSuchElementException;
  * half the slots in use, so that a compaction costs at most twice the removals since the last one
  * and the array grows only when keys fill more than half of it.
  *
- * <p>An iterator touches the keys ahead of the program, {@code TOUCH_AHEAD} slots at a time, as
- * it reaches them ({@link NativeSelectionKey#touchForProgram}): in that short loop the cache
- * misses of one key's channel and attachment and the next key's overlap, where the program, which
- * reaches the same objects through locked instructions and system calls, would wait for each in
- * turn; and a few dozen keys are served before the kernel's work for them evicts those lines, where
- * a select's thousand would not be.
+ * <p>An iterator touches the keys ahead of the program as it reaches them, a few dozen slots at a
+ * time ({@link NativeSelectionKey#touchForProgram}).
  *
  * <p>Locking: not thread-safe. Users synchronize on the set, as {@code Selector.selectedKeys()}
  * says, and the selector adds and removes keys while holding that monitor.
  */
 final class SelectedKeySet extends AbstractSet<SelectionKey> {
-
-    /** How many slots an iterator touches at a time. */
-    private static final int TOUCH_AHEAD = 64;
 
     private NativeSelectionKey[] keys = new NativeSelectionKey[32];
     /** The slots in use, keys and holes: every slot from here on is null. */
@@ -161,9 +154,9 @@ final class SelectedKeySet extends AbstractSet<SelectionKey> {
         };
     }
 
-    /** Touches the keys in the slots from {@code from} on, up to {@link #TOUCH_AHEAD} of them; returns the slot after the last. */
+    /** Touches the keys in the slots from {@code from} on, up to {@link NativeSelectionKey#TOUCHED_AT_A_TIME} of them; returns the slot after the last. */
     private int touchAhead(int from) {
-        int to = Math.min(end, from + TOUCH_AHEAD);
+        int to = Math.min(end, from + NativeSelectionKey.TOUCHED_AT_A_TIME);
         int read = 0;
         for (int i = from; i < to; i++) {
             NativeSelectionKey key = keys[i];
