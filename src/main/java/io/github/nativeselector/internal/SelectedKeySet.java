@@ -26,8 +26,9 @@ import java.util.NoSuchElementException;
  * half the slots in use, so that a compaction costs at most twice the removals since the last one
  * and the array grows only when keys fill more than half of it.
  *
- * <p>An iterator touches the keys ahead of the program as it reaches them, a few dozen slots at a
- * time ({@link NativeSelectionKey#touchForProgram}).
+ * <p>Iterators touch the keys ahead of the program as they reach them, a few dozen slots at a
+ * time ({@link NativeSelectionKey#touchForProgram}); the set remembers how far, so that a program
+ * that takes a new iterator for each key does not touch the same keys again each time.
  *
  * <p>Locking: not thread-safe. Users synchronize on the set, as {@code Selector.selectedKeys()}
  * says, and the selector adds and removes keys while holding that monitor.
@@ -40,6 +41,8 @@ final class SelectedKeySet extends AbstractSet<SelectionKey> {
     /** The null slots below {@link #end}, left by removed keys. */
     private int holes;
     private int modCount;
+    /** The slot after the last one touched; every slot from here on is untouched since it was filled. */
+    private int touchedEnd;
     /** What the touches read, kept only so that their reads are not compiled away. */
     private int touched;
 
@@ -100,6 +103,7 @@ final class SelectedKeySet extends AbstractSet<SelectionKey> {
         }
         end = 0;
         holes = 0;
+        touchedEnd = 0;
         modCount++;
     }
 
@@ -109,8 +113,6 @@ final class SelectedKeySet extends AbstractSet<SelectionKey> {
             private int cursor;
             private int last = -1;
             private int expectedModCount = modCount;
-            /** The slot after the last one touched. */
-            private int touchedEnd;
 
             /*
              * Stepping over holes here changes nothing that next() returns: only compact() and
@@ -133,7 +135,7 @@ final class SelectedKeySet extends AbstractSet<SelectionKey> {
                     throw new NoSuchElementException();
                 }
                 if (cursor >= touchedEnd) {
-                    touchedEnd = touchAhead(cursor);
+                    touchAhead(cursor);
                 }
                 last = cursor;
                 return keys[cursor++];
@@ -154,8 +156,8 @@ final class SelectedKeySet extends AbstractSet<SelectionKey> {
         };
     }
 
-    /** Touches the keys in the slots from {@code from} on, up to {@link NativeSelectionKey#TOUCHED_AT_A_TIME} of them; returns the slot after the last. */
-    private int touchAhead(int from) {
+    /** Touches the keys in the slots from {@code from} on, up to {@link NativeSelectionKey#TOUCHED_AT_A_TIME} of them. */
+    private void touchAhead(int from) {
         int to = Math.min(end, from + NativeSelectionKey.TOUCHED_AT_A_TIME);
         int read = 0;
         for (int i = from; i < to; i++) {
@@ -165,7 +167,7 @@ final class SelectedKeySet extends AbstractSet<SelectionKey> {
             }
         }
         touched += read;
-        return to;
+        touchedEnd = to;
     }
 
     private int indexOf(NativeSelectionKey key) {
@@ -183,6 +185,7 @@ final class SelectedKeySet extends AbstractSet<SelectionKey> {
         if (++holes == end) {
             end = 0;
             holes = 0;
+            touchedEnd = 0;
         }
         modCount++;
     }
@@ -200,5 +203,6 @@ final class SelectedKeySet extends AbstractSet<SelectionKey> {
         Arrays.fill(keys, to, end, null);
         end = to;
         holes = 0;
+        touchedEnd = 0;
     }
 }
