@@ -170,7 +170,7 @@ public final class NativeSelectionKey extends AbstractSelectionKey implements Le
      * in turn. Returns a value made of what it read, for the caller to keep.
      */
     int touchForProgram() {
-        int read = channel instanceof LeanChannel ? ((LeanChannel) channel).fdVal() : 0;
+        int read = channel instanceof LeanChannel lean ? lean.fdVal() : 0;
         Object attachment = attachment();
         return attachment != null && attachment.getClass() == Object.class ? read + 1 : read;
     }

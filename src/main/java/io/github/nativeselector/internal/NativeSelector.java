@@ -337,14 +337,14 @@ public final class NativeSelector extends AbstractSelector {
     /**
      * For {@code select(Consumer)}: touches the keys of the ready records from {@code from} on, up
      * to {@link NativeSelectionKey#TOUCHED_AT_A_TIME} of them and not past {@code count}, as the
-     * selected-key set's iterator does for its keys; returns the record after the last.
+     * selected-key set's iterator does for its keys; returns the record after the last. The
+     * wakeup record's token names no slot, so the lookup gives no key for it.
      */
     private int touchAhead(int from, int count) {
         int to = Math.min(count, from + NativeSelectionKey.TOUCHED_AT_A_TIME);
         int read = 0;
         for (int i = from; i < to; i++) {
-            long token = ready.token(i);
-            NativeSelectionKey key = token == ReadyArray.WAKEUP_TOKEN ? null : table.lookup(token);
+            NativeSelectionKey key = table.lookup(ready.token(i));
             if (key != null) {
                 read += key.touchForProgram();
             }
