@@ -8,6 +8,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <poll.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
@@ -93,11 +94,6 @@ int lean_listen(int fd, int backlog)
     return listen(fd, backlog) < 0 ? -errno : 0;
 }
 
-int lean_accept(int fd)
-{
-    long accepted = syscall(SYS_accept4, fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-    return accepted < 0 ? -errno : (int)accepted;
-}
 
 int lean_connect(int fd, const union lean_sockaddr *address, socklen_t length)
 {
@@ -160,13 +156,20 @@ int lean_local_address(int fd, struct lean_address *out)
     return to_lean_address(&address, out);
 }
 
-int lean_remote_address(int fd, struct lean_address *out)
+int lean_accept(int fd, struct lean_address *peer)
 {
     union lean_sockaddr address;
     socklen_t length = sizeof(address);
-    if (getpeername(fd, &address.sa, &length) < 0)
+    long accepted = syscall(SYS_accept4, fd, &address.sa, &length, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (accepted < 0)
         return -errno;
-    return to_lean_address(&address, out);
+    int err = to_lean_address(&address, peer);
+    if (err < 0) {
+        /* Not a TCP peer's family: nobody will have this connection. */
+        close((int)accepted);
+        return err;
+    }
+    return (int)accepted;
 }
 
 int lean_shutdown(int fd, int how)
@@ -237,13 +240,33 @@ int lean_get_linger(int fd, int *seconds)
     return 0;
 }
 
+/* Whether standard input is an IPv4 socket: a server started by inetd or systemd with one. */
+static bool started_with_inet4_socket(void)
+{
+    union lean_sockaddr address;
+    socklen_t length = sizeof(address);
+    return getsockname(STDIN_FILENO, &address.sa, &length) == 0 && address.sa.sa_family == AF_INET;
+}
+
+/* Whether some interface has an IPv6 address (none where IPv6 is disabled, as in many containers). */
+static bool has_inet6_interface(void)
+{
+    FILE *interfaces = fopen("/proc/net/if_inet6", "re");
+    if (interfaces == NULL)
+        return false;
+    char line[128];
+    bool any = fgets(line, sizeof(line), interfaces) != NULL;
+    fclose(interfaces);
+    return any;
+}
+
 bool lean_inet6_available(void)
 {
     int fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return false;
     close(fd);
-    return true;
+    return !started_with_inet4_socket() && has_inet6_interface();
 }
 
 int lean_poller_create(void)

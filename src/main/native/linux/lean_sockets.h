@@ -19,14 +19,16 @@
  *                        socket's family takes. 4 bytes on an INET6 socket become ::ffff:a.b.c.d
  *                        (0.0.0.0 becomes ::, every address of both families);
  *                        16 bytes on an INET socket must be IPv4-mapped (else -EAFNOSUPPORT).
- *   lean_bind, lean_listen, lean_accept (accept4 asking no address: Java reads it lazily)
+ *   lean_bind, lean_listen
+ *   lean_accept          accept4, and the peer's address as lean_local_address gives an address:
+ *                        the peer is known even once the connection is reset or over, as the
+ *                        JDK's accepted channels know it.
  *   lean_connect         1 when connected at once; -EINPROGRESS while the handshake goes on.
  *   lean_finish_connect  poll(POLLOUT, 0), then getsockopt(SO_ERROR) once writable: 1 connected,
  *                        0 still pending (or the poll interrupted), or the connect's -errno; a
  *                        hang-up with no error is -ENOTCONN, as the JDK reports it.
- *   lean_local_address, lean_remote_address
- *                        getsockname / getpeername as a struct lean_address; an IPv4-mapped IPv6
- *                        address comes back as family 4, as Java's InetAddress has it.
+ *   lean_local_address   getsockname as a struct lean_address; an IPv4-mapped IPv6 address
+ *                        comes back as family 4, as Java's InetAddress has it.
  *   lean_read, lean_write recvfrom, and sendto with MSG_NOSIGNAL (a closed peer is -EPIPE, never
  *                        SIGPIPE); recvfrom rather than read, which reaches the socket through the
  *                        file layer's checks, and costs more system time for it.
@@ -40,7 +42,9 @@
  *   lean_send_urgent     one byte, MSG_OOB|MSG_NOSIGNAL.
  *   lean_set_int_option, lean_get_int_option, lean_set_linger (seconds < 0: off),
  *   lean_get_linger      (-1 when off): setsockopt / getsockopt.
- *   lean_inet6_available whether socket(AF_INET6) works here (closed again at once).
+ *   lean_inet6_available as the JDK decides it: socket(AF_INET6) works (closed again at once),
+ *                        standard input is no IPv4 socket (inetd, systemd), and some interface
+ *                        has an IPv6 address (/proc/net/if_inet6).
  *
  * The calls a connection or a request makes (lean_accept, the transfers, lean_close) go to the
  * kernel through syscall(2), not through glibc's functions of the same names. Those are
@@ -104,11 +108,10 @@ int lean_sockaddr(bool inet6_socket, const uint8_t *address, int length, int por
                   union lean_sockaddr *out, socklen_t *out_length);
 int lean_bind(int fd, const union lean_sockaddr *address, socklen_t length);
 int lean_listen(int fd, int backlog);
-int lean_accept(int fd);
+int lean_accept(int fd, struct lean_address *peer);
 int lean_connect(int fd, const union lean_sockaddr *address, socklen_t length);
 int lean_finish_connect(int fd);
 int lean_local_address(int fd, struct lean_address *out);
-int lean_remote_address(int fd, struct lean_address *out);
 
 int lean_shutdown(int fd, int how);
 int lean_close(int fd);

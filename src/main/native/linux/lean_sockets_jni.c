@@ -23,6 +23,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/socket.h>
 
 /* Sockets.EOF, UNAVAILABLE, INTERRUPTED: the outcomes that are not errors. */
@@ -41,13 +42,15 @@ static void throw_socket_error(JNIEnv *env, int err)
 {
     const char *class_name;
     switch (err) {
+    case EPROTO:
+        class_name = "java/net/ProtocolException";
+        break;
     case ECONNREFUSED:
     case ETIMEDOUT:
     case ENOTCONN:
         class_name = "java/net/ConnectException";
         break;
     case EHOSTUNREACH:
-    case ENETUNREACH:
         class_name = "java/net/NoRouteToHostException";
         break;
     case EADDRINUSE:
@@ -171,26 +174,35 @@ static jlong vector_result(JNIEnv *env, int64_t n, bool reading)
     return reading ? read_result(env, (int)n) : write_result(env, (int)n); /* an -errno */
 }
 
-/* port | (family << 16) | (scope id << 32), the address bytes into array (Sockets.localAddress). */
-static jlong address_result(JNIEnv *env, int err, const struct lean_address *address, jbyteArray array)
+/*
+ * An address as Sockets.java takes it (Sockets.ADDRESS_BYTES): the address's 16 bytes (an IPv4
+ * address in the first 4), the port in 2, the family (4 or 6) in 1, a zero, the scope id in 4;
+ * big-endian.
+ */
+#define ADDRESS_BYTES 24
+
+static void put_address(JNIEnv *env, const struct lean_address *address, jbyteArray array)
 {
-    if (err < 0) {
-        throw_socket_error(env, -err);
-        return 0;
-    }
-    (*env)->SetByteArrayRegion(env, array, 0, 16, (const jbyte *)address->bytes);
-    return (jlong)address->port | ((jlong)address->family << 16) | (jlong)((uint64_t)address->scope_id << 32);
+    uint8_t bytes[ADDRESS_BYTES];
+    memcpy(bytes, address->bytes, 16);
+    bytes[16] = (uint8_t)(address->port >> 8);
+    bytes[17] = (uint8_t)address->port;
+    bytes[18] = (uint8_t)address->family;
+    bytes[19] = 0;
+    for (int i = 0; i < 4; i++)
+        bytes[20 + i] = (uint8_t)(address->scope_id >> (24 - 8 * i));
+    (*env)->SetByteArrayRegion(env, array, 0, ADDRESS_BYTES, (const jbyte *)bytes);
 }
 
-/* A byte[16] (or longer) to take an address. */
+/* A byte[ADDRESS_BYTES] (or longer) to take an address. */
 static bool bad_address_array(JNIEnv *env, jbyteArray array)
 {
     if (array == NULL) {
         ns_throw(env, "java/lang/NullPointerException", "address");
         return true;
     }
-    if ((*env)->GetArrayLength(env, array) < 16) {
-        ns_throw(env, ILLEGAL_ARGUMENT, "an address array of 16 bytes");
+    if ((*env)->GetArrayLength(env, array) < ADDRESS_BYTES) {
+        ns_throw(env, ILLEGAL_ARGUMENT, "an address array of 24 bytes");
         return true;
     }
     return false;
@@ -237,14 +249,17 @@ static void JNICALL sockets_listen(JNIEnv *env, jclass cls, jint fd, jint backlo
         throw_socket_error(env, -err);
 }
 
-static jint JNICALL sockets_accept(JNIEnv *env, jclass cls, jint fd)
+static jint JNICALL sockets_accept(JNIEnv *env, jclass cls, jint fd, jbyteArray peer)
 {
     (void)cls;
-    if (bad_fd(env, fd))
+    if (bad_fd(env, fd) || bad_address_array(env, peer))
         return 0;
-    int accepted = lean_accept(fd);
-    if (accepted >= 0)
+    struct lean_address address;
+    int accepted = lean_accept(fd, &address);
+    if (accepted >= 0) {
+        put_address(env, &address, peer); /* cannot fail: the array is long enough */
         return accepted;
+    }
     if (accepted == -EAGAIN)
         return JAVA_UNAVAILABLE;
     /* ECONNABORTED: the peer gave up while queued; the next one may be waiting. */
@@ -279,22 +294,17 @@ static jint JNICALL sockets_finish_connect(JNIEnv *env, jclass cls, jint fd)
     return 0;
 }
 
-static jlong JNICALL sockets_local_address(JNIEnv *env, jclass cls, jint fd, jbyteArray array)
+static void JNICALL sockets_local_address(JNIEnv *env, jclass cls, jint fd, jbyteArray array)
 {
     (void)cls;
     if (bad_fd(env, fd) || bad_address_array(env, array))
-        return 0;
+        return;
     struct lean_address address;
-    return address_result(env, lean_local_address(fd, &address), &address, array);
-}
-
-static jlong JNICALL sockets_remote_address(JNIEnv *env, jclass cls, jint fd, jbyteArray array)
-{
-    (void)cls;
-    if (bad_fd(env, fd) || bad_address_array(env, array))
-        return 0;
-    struct lean_address address;
-    return address_result(env, lean_remote_address(fd, &address), &address, array);
+    int err = lean_local_address(fd, &address);
+    if (err < 0)
+        throw_socket_error(env, -err);
+    else
+        put_address(env, &address, array);
 }
 
 /* One read into, or write from, a direct buffer's memory at address: Java found it with
@@ -542,11 +552,10 @@ static const JNINativeMethod sockets_methods[] = {
     { "socket", "(Z)I", (void *)sockets_socket },
     { "bind", "(IZ[BII)V", (void *)sockets_bind },
     { "listen", "(II)V", (void *)sockets_listen },
-    { "accept", "(I)I", (void *)sockets_accept },
+    { "accept", "(I[B)I", (void *)sockets_accept },
     { "connect", "(IZ[BII)I", (void *)sockets_connect },
     { "finishConnect", "(I)I", (void *)sockets_finish_connect },
-    { "localAddress", "(I[B)J", (void *)sockets_local_address },
-    { "remoteAddress", "(I[B)J", (void *)sockets_remote_address },
+    { "localAddress", "(I[B)V", (void *)sockets_local_address },
     { "readAt", "(IJI)I", (void *)sockets_read_at },
     { "readArray", "(I[BII)I", (void *)sockets_read_array },
     { "writeAt", "(IJI)I", (void *)sockets_write_at },

@@ -13,14 +13,23 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.BindException;
 import java.net.Inet4Address;
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
+import java.net.SocketAddress;
+import java.net.SocketException;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
 import java.nio.channels.AlreadyBoundException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.channels.UnsupportedAddressTypeException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -131,6 +140,35 @@ class AddressTest {
         }
     }
 
+    /**
+     * An accepted channel knows its peer from the accept, so the address outlives the connection:
+     * after a reset, and after the connection ended both ways, the channel and its adaptor still
+     * report it, as the JDK's do.
+     */
+    @ParameterizedTest
+    @MethodSource(Impl.WITH_FAMILIES)
+    void anAcceptedChannelKnowsItsPeerOnceTheConnectionIsGone(Impl impl, Family family) throws Exception {
+        try (Pair p = Pair.open(impl, family)) {
+            SocketAddress peer = p.client.getLocalAddress();
+            p.client.setOption(StandardSocketOptions.SO_LINGER, 0);
+            p.client.close(); // a reset
+            assertThrows(SocketException.class, () -> p.accepted.read(ByteBuffer.allocate(1)));
+            assertEquals(peer, p.accepted.getRemoteAddress());
+            assertEquals(peer, p.accepted.socket().getRemoteSocketAddress());
+            assertTrue(p.accepted.toString().contains("remote=" + peer), p.accepted.toString());
+        }
+        try (Pair p = Pair.open(impl, family)) {
+            SocketAddress peer = p.client.getLocalAddress();
+            p.accepted.shutdownOutput();
+            p.client.close(); // the end both ways: the accepted socket is in TIME_WAIT
+            assertEquals(-1, p.accepted.read(ByteBuffer.allocate(1)));
+            assertEquals(peer, p.accepted.getRemoteAddress());
+            p.accepted.close();
+            assertEquals(((InetSocketAddress) peer).getPort(), p.accepted.socket().getPort(),
+                    "an adaptor first made after the close knows the peer too");
+        }
+    }
+
     @ParameterizedTest
     @MethodSource(Impl.WITH_FAMILIES)
     void afterClose(Impl impl, Family family) throws Exception {
@@ -193,6 +231,33 @@ class AddressTest {
             assertEquals(family.loopback(), local.getAddress());
             assertInstanceOf(family.addressClass(), local.getAddress());
             assertTrue(local.getPort() > 0);
+        }
+    }
+
+    /**
+     * A link-local IPv6 address given without a scope id is bound on the interface that holds it,
+     * as the JDK's channels bind it; fe80::1, which no interface here need hold, fails alike. The
+     * sockets are bound, not connected: nothing is sent.
+     */
+    @Test
+    void anUnscopedLinkLocalAddressIsBoundOnTheInterfaceThatHoldsIt() throws Exception {
+        List<InetAddress> unscoped = new ArrayList<>();
+        unscoped.add(InetAddress.getByName("fe80::1"));
+        for (InetAddress held : NetworkInterface.networkInterfaces().flatMap(NetworkInterface::inetAddresses).toList()) {
+            if (held instanceof Inet6Address && held.isLinkLocalAddress()) {
+                unscoped.add(InetAddress.getByAddress(held.getAddress()));
+            }
+        }
+        for (InetAddress address : unscoped) {
+            assertEquals(boundAddress(Impl.JDK, address), boundAddress(Impl.LEAN, address), address.toString());
+        }
+    }
+
+    /** The address a socket bound to {@code address}, any port, reports; or what the bind threw. */
+    private static String boundAddress(Impl impl, InetAddress address) throws Exception {
+        try (SocketChannel ch = impl.openSocket(Family.INET6)) {
+            return Outcome.of(() -> ((InetSocketAddress) ch.bind(new InetSocketAddress(address, 0)).getLocalAddress())
+                    .getAddress());
         }
     }
 

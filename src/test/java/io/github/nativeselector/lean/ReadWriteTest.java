@@ -372,6 +372,67 @@ class ReadWriteTest {
         }
     }
 
+    /** Once the input is shut down, a read gives the end of the stream, reset or not, in either mode. */
+    @ParameterizedTest
+    @MethodSource(Impl.ALL)
+    void aShutdownInputAfterAResetGivesTheEndOfTheStream(Impl impl) throws Exception {
+        for (boolean blocking : new boolean[] {true, false}) {
+            try (Pair p = Pair.open(impl)) {
+                p.resetByAccepted();
+                p.client.configureBlocking(blocking);
+                assertThrows(SocketException.class, () -> p.client.read(ByteBuffer.allocate(8)));
+                p.client.shutdownInput();
+                assertEquals(-1, p.client.read(ByteBuffer.allocate(8)), "blocking: " + blocking);
+                assertEquals(-1, p.client.read(new ByteBuffer[] {ByteBuffer.allocate(8)}), "blocking: " + blocking);
+            }
+        }
+    }
+
+    /**
+     * A scattering read returns the bytes that arrived before a reset, as one readv does, whatever
+     * the buffers; the next read throws the reset.
+     */
+    @ParameterizedTest
+    @MethodSource(Impl.ALL)
+    void aScatteringReadReturnsWhatArrivedBeforeAReset(Impl impl) throws Exception {
+        List<ByteBuffer[]> kinds = List.of(
+                new ByteBuffer[] {ByteBuffer.allocate(10), ByteBuffer.allocate(10)},
+                new ByteBuffer[] {ByteBuffer.allocateDirect(10), ByteBuffer.allocateDirect(10)},
+                new ByteBuffer[] {ByteBuffer.allocate(10), ByteBuffer.allocateDirect(10)});
+        for (ByteBuffer[] buffers : kinds) {
+            try (Pair p = Pair.open(impl)) {
+                p.accepted.write(Bytes.pattern(0, 10, 7, false));
+                p.resetByAccepted();
+                assertEquals(10, p.client.read(buffers), "the bytes before the reset, into " + List.of(buffers));
+                assertFalse(buffers[0].hasRemaining());
+                p.client.configureBlocking(true);
+                SocketException e = assertThrows(SocketException.class, () -> p.client.read(ByteBuffer.allocate(8)));
+                assertEquals("Connection reset", e.getMessage());
+            }
+        }
+    }
+
+    /**
+     * A blocking write that the peer's reset ends after some bytes went returns their count, as one
+     * blocking send does; the next write throws.
+     */
+    @ParameterizedTest
+    @MethodSource(Impl.ALL)
+    void aBlockingWriteEndedByAResetReturnsWhatItSent(Impl impl) throws Exception {
+        try (Pair p = Pair.open(impl)) {
+            ByteBuffer big = ByteBuffer.allocate(32 << 20);
+            try (BlockedCall<Integer> call = BlockedCall.start(() -> p.client.write(big))) {
+                call.awaitBlockedIn(p.client);
+                p.accepted.setOption(StandardSocketOptions.SO_LINGER, 0);
+                p.accepted.close();
+                int n = call.get();
+                assertTrue(n > 0 && n < big.capacity(), "wrote " + n);
+                assertEquals(big.position(), n);
+            }
+            assertThrows(IOException.class, () -> p.client.write(ByteBuffer.allocate(8)));
+        }
+    }
+
     /**
      * A write learns of a reset in the system's words, as the JDK's do: an IOException "Connection
      * reset by peer", where a read throws SocketException "Connection reset"; every way of

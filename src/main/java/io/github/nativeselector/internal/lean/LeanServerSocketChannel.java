@@ -23,8 +23,8 @@ import java.util.Set;
 /**
  * A listening TCP {@link ServerSocketChannel} on a descriptor of its own, with the contract of
  * the JDK's {@code sun.nio.ch.ServerSocketChannelImpl} on Linux. Accepting costs one accept4,
- * which asks for no address and makes the new descriptor non-blocking; the new
- * {@link LeanSocketChannel} is in blocking mode, as the JDK's are, and learns its addresses when
+ * which gives the peer's address and makes the new descriptor non-blocking; the new
+ * {@link LeanSocketChannel} is in blocking mode, as the JDK's are, and learns its own address when
  * first asked.
  *
  * <p>As for {@link LeanSocketChannel}, the descriptor stays non-blocking in the kernel and a
@@ -36,7 +36,11 @@ import java.util.Set;
  * <p>Locking: {@code acceptLock} is held by an accepting thread and by configureBlocking;
  * {@code stateLock} is taken after it when needed, guards the fields below it and every change
  * of {@code state}, and is never held while waiting. {@code state} is volatile so that a
- * non-blocking accept checks it without locking; {@code blocking} is guarded by acceptLock.
+ * non-blocking accept checks it without locking; its BLOCKING flag changes holding acceptLock
+ * too, so that it holds still for an accepting thread. In blocking mode the close waits for no
+ * acceptLock, as the JDK's does not: an interrupt closes the channel inside
+ * {@code Thread.interrupt}, holding the lock that the interrupted thread takes as it begins and
+ * ends an accept; a thread uses the descriptor there only while it is the accepting thread.
  */
 final class LeanServerSocketChannel extends ServerSocketChannel implements LeanChannel {
 
@@ -47,6 +51,8 @@ final class LeanServerSocketChannel extends ServerSocketChannel implements LeanC
     private static final int PHASE = 0x3;
     /** Flag of {@code state}: bound and listening. */
     private static final int BOUND = 0x4;
+    /** Flag of {@code state}: in blocking mode. */
+    private static final int BLOCKING = 0x8;
 
     /** What listen gets for a backlog below 1, as in the JDK. */
     private static final int DEFAULT_BACKLOG = 50;
@@ -58,8 +64,8 @@ final class LeanServerSocketChannel extends ServerSocketChannel implements LeanC
     private final ChannelLock acceptLock = new ChannelLock();
     private final ChannelLock stateLock = new ChannelLock();
 
-    /** Guarded by acceptLock. */
-    private boolean blocking = true;
+    /** Guarded by acceptLock: the address of the peer of the connection accepted last. */
+    private final byte[] peer = new byte[Sockets.ADDRESS_BYTES];
 
     /** A phase and flags; changed under stateLock. */
     private volatile int state;
@@ -84,6 +90,7 @@ final class LeanServerSocketChannel extends ServerSocketChannel implements LeanC
         }
         this.fd = fd;
         this.descriptor = new SocketDescriptor(this, fd, inet6, SocketOptionTable.SERVER_SOCKET, stateLock);
+        this.state = BLOCKING;
     }
 
     @Override
@@ -113,24 +120,24 @@ final class LeanServerSocketChannel extends ServerSocketChannel implements LeanC
 
     @Override
     public SocketChannel accept() throws IOException {
-        int accepted;
         acceptLock.lock();
         try {
             int s = state;
-            if ((s & (PHASE | BOUND)) == (IN_USE | BOUND) && !blocking) {
+            int accepted;
+            if ((s & (PHASE | BOUND | BLOCKING)) == (IN_USE | BOUND)) {
                 accepted = acceptOnce();
             } else {
                 descriptor.ensureOpen();
-                if (!blocking) {
+                if ((s & BLOCKING) == 0) {
                     // Open and non-blocking, yet off the fast path: not bound.
                     throw new NotYetBoundException();
                 }
                 accepted = blockingAccept0(0);
             }
+            return accepted >= 0 ? accepted(accepted) : null;
         } finally {
             acceptLock.unlock();
         }
-        return accepted >= 0 ? accepted(accepted) : null;
     }
 
     /**
@@ -138,17 +145,15 @@ final class LeanServerSocketChannel extends ServerSocketChannel implements LeanC
      * (SocketTimeoutException, the channel left open). For {@link LeanServerSocket}.
      */
     SocketChannel blockingAccept(long nanos) throws IOException {
-        int accepted;
         acceptLock.lock();
         try {
-            if (!blocking) {
+            if ((state & BLOCKING) == 0) {
                 throw new IllegalBlockingModeException();
             }
-            accepted = blockingAccept0(nanos);
+            return accepted(blockingAccept0(nanos));
         } finally {
             acceptLock.unlock();
         }
-        return accepted(accepted);
     }
 
     /** The caller holds acceptLock: the new descriptor. */
@@ -168,18 +173,19 @@ final class LeanServerSocketChannel extends ServerSocketChannel implements LeanC
         return accepted;
     }
 
-    /** One accept4: a descriptor, or UNAVAILABLE when no connection waits. */
+    /** One accept4: a descriptor, its peer in {@code peer}; or UNAVAILABLE when no connection waits. */
     private int acceptOnce() throws IOException {
         int accepted;
         do {
-            accepted = Sockets.accept(fd);
+            accepted = Sockets.accept(fd, peer);
         } while (accepted == Sockets.INTERRUPTED);
         return accepted;
     }
 
-    private SocketChannel accepted(int accepted) throws IOException {
+    /** The caller holds acceptLock: a channel for the descriptor acceptOnce gave last. */
+    private SocketChannel accepted(int accepted) {
         try {
-            return new LeanSocketChannel(provider(), inet6, accepted);
+            return new LeanSocketChannel(provider(), inet6, accepted, SocketAddresses.decode(peer));
         } catch (RuntimeException | Error e) {
             closeAfterFailure(accepted, e);
             throw e;
@@ -276,7 +282,12 @@ final class LeanServerSocketChannel extends ServerSocketChannel implements LeanC
         acceptLock.lock();
         try {
             descriptor.ensureOpen();
-            blocking = block;
+            stateLock.lock();
+            try {
+                state = block ? state | BLOCKING : state & ~BLOCKING;
+            } finally {
+                stateLock.unlock();
+            }
         } finally {
             acceptLock.unlock();
         }
@@ -298,8 +309,10 @@ final class LeanServerSocketChannel extends ServerSocketChannel implements LeanC
     @Override
     protected void implCloseSelectableChannel() throws IOException {
         boolean threadWaiting;
+        boolean blocking;
         stateLock.lock();
         try {
+            blocking = (state & BLOCKING) != 0;
             // Kept whether or not the adaptor exists yet: it may be asked for after the close,
             // and closing a listening socket is rare enough to pay a getsockname for it.
             descriptor.keepLocalAddress((state & BOUND) != 0);
@@ -314,7 +327,7 @@ final class LeanServerSocketChannel extends ServerSocketChannel implements LeanC
         } finally {
             stateLock.unlock();
         }
-        if (!threadWaiting) {
+        if (!threadWaiting && !blocking) {
             // A thread in a non-blocking accept, or about to find the channel closed, leaves soon.
             acceptLock.lock();
             acceptLock.unlock();

@@ -43,12 +43,15 @@ import java.util.concurrent.locks.Condition;
  * the same buffer each time asks the library where its memory is once; a closed channel lets
  * them go. A view of a memory segment has no address ({@link OffHeap#address}) and goes through
  * a copy instead, so that a closed arena fails the call with the JDK's IllegalStateException
- * rather than have the kernel use freed memory. The socket's own addresses are asked of the
- * kernel when first wanted and then kept; an accepted channel costs no system call of its own.
+ * rather than have the kernel use freed memory. The socket's own address is asked of the kernel
+ * when first wanted and then kept; an accepted channel has its peer's from accept4, and costs no
+ * system call of its own.
  *
  * <p>Closing follows the JDK: a thread blocked in an operation is woken by shutting the socket
  * down (poll(2) returns) or through the poller (a parked virtual thread), and the descriptor is
- * closed by the last such thread to leave. Where the JDK keeps a registered channel's descriptor
+ * closed by the last such thread to leave. In blocking mode the close waits for no I/O lock, as
+ * the JDK's does not: an interrupt closes the channel inside {@code Thread.interrupt}, holding
+ * the lock that the interrupted thread takes as it begins and ends an operation. Where the JDK keeps a registered channel's descriptor
  * open until every selector has deregistered it, a close with no thread in an operation takes
  * it out of the selectors' kernel sets itself ({@link SocketDescriptor#leaveKernelsNow}) and
  * closes it at once, when that ends the connection as the JDK's would (its input read to the
@@ -128,7 +131,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
     /** The threads holding the read and the write lock, null while free; see {@link #lockIo}. */
     private volatile Thread reader;
     private volatile Thread writer;
-    /** Guarded by the direction's lock. */
+    /** Guarded by the direction's lock; let go by the close of the descriptor (tryClose), when no thread transfers. */
     private ByteBuffer lastReadBuffer;
     private long lastReadAddress;
     private ByteBuffer lastWrittenBuffer;
@@ -156,7 +159,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
     /** The threads in a blocking operation, which a close must wake and which then close the descriptor. */
     private Thread readerThread;
     private Thread writerThread;
-    /** Null until asked of the kernel or given to connect. */
+    /** The peer accept4 gave, or the address given to connect; null before a connect. */
     private InetSocketAddress remoteAddress;
     private Socket socket;
 
@@ -169,11 +172,12 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         this.state = BLOCKING;
     }
 
-    /** An accepted connection on {@code fd}, non-blocking in the kernel as accept4 made it. */
-    LeanSocketChannel(SelectorProvider provider, boolean inet6, int fd) {
+    /** An accepted connection on {@code fd}, non-blocking in the kernel as accept4 made it, from {@code remote}. */
+    LeanSocketChannel(SelectorProvider provider, boolean inet6, int fd, InetSocketAddress remote) {
         super(provider);
         this.inet6 = inet6;
         this.fd = fd;
+        this.remoteAddress = remote;
         this.descriptor = new SocketDescriptor(this, fd, inet6, SocketOptionTable.SOCKET, stateLock);
         this.state = CONNECTED | BLOCKING;
     }
@@ -318,7 +322,8 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         if ((s & BLOCKING) != 0) {
             return blockingRead(read, 0);
         }
-        if ((s & RESET) != 0) {
+        // As the JDK: once the input is shut down, a read gives end of stream, reset or not.
+        if ((s & (RESET | INPUT_SHUT)) == RESET) {
             throw connectionReset();
         }
         return Sockets.EOF;
@@ -537,8 +542,10 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
                     n = write.attempt();
                 } catch (IOException e) {
                     // A close or shutdownOutput on another thread ends the write: a send it
-                    // overtook fails with EPIPE, which is no failure of this write.
-                    if (isOpen() && !outputShutUnderway()) {
+                    // overtook fails with EPIPE, which is no failure of this write. Nor is a
+                    // failure after bytes were sent, as for one blocking send: their count is
+                    // returned, and the next write meets the failure.
+                    if (isOpen() && !outputShutUnderway() && written == 0) {
                         throw e;
                     }
                     break;
@@ -600,6 +607,10 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         return n;
     }
 
+    /**
+     * As one readv or writev would: a failure after bytes have moved gives their count, and the
+     * next call meets the failure (a reset is kept in RESET for the next read).
+     */
     private long transferEach(ByteBuffer[] buffers, int offset, int length, boolean reading) throws IOException {
         long total = 0;
         for (int i = offset; i < offset + length; i++) {
@@ -607,7 +618,15 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
             if (remaining == 0) {
                 continue;
             }
-            int n = transferOnce(buffers[i], reading);
+            int n;
+            try {
+                n = transferOnce(buffers[i], reading);
+            } catch (IOException e) {
+                if (total > 0) {
+                    return total;
+                }
+                throw e;
+            }
             if (n <= 0) {
                 return total > 0 ? total : n;
             }
@@ -877,7 +896,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         stateLock.lock();
         try {
             descriptor.ensureOpen();
-            return knownRemoteAddress();
+            return remoteAddress;
         } finally {
             stateLock.unlock();
         }
@@ -897,16 +916,11 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         }
     }
 
-    /**
-     * The remote address, or null when unconnected, closed before it was known, or no longer
-     * known. For the adaptor.
-     */
+    /** The remote address, or null when the socket never connected, open or closed. For the adaptor. */
     InetSocketAddress remoteAddress() {
         stateLock.lock();
         try {
-            return (state & PHASE) == CLOSED ? remoteAddress : knownRemoteAddress();
-        } catch (IOException e) {
-            return null;
+            return remoteAddress;
         } finally {
             stateLock.unlock();
         }
@@ -920,14 +934,6 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
     /** Whether the socket has a local address: bound, or given one by connecting. */
     private static boolean bound(int s) {
         return (s & BOUND) != 0 || (s & PHASE) == CONNECTED;
-    }
-
-    /** Holding stateLock, with the descriptor open: the remote address, asked of the kernel once. */
-    private InetSocketAddress knownRemoteAddress() throws IOException {
-        if (remoteAddress == null && (state & PHASE) == CONNECTED) {
-            remoteAddress = SocketAddresses.remote(fd);
-        }
-        return remoteAddress;
     }
 
     // -- Shutdown, and what the adaptor asks
@@ -1153,15 +1159,18 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
     @Override
     protected void implCloseSelectableChannel() throws IOException {
         boolean connected;
+        boolean blocking;
         boolean threadsWaiting;
         int linger;
         stateLock.lock();
         try {
             int s = state;
             connected = (s & PHASE) == CONNECTED;
+            blocking = (s & BLOCKING) != 0;
             linger = descriptor.linger();
             if (socket != null) {
-                keepAddressesForAdaptor(s);
+                // The adaptor reports the local address of a socket bound or connected before the close.
+                descriptor.keepLocalAddress(bound(s));
             }
             state = (s & ~PHASE) | CLOSING;
             threadsWaiting = readerThread != null || writerThread != null;
@@ -1174,17 +1183,19 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         } finally {
             stateLock.unlock();
         }
-        if (!threadsWaiting) {
+        // In blocking mode a thread uses the descriptor only while it is the reader or writer
+        // thread, as in the JDK's channel, so the close waits for no I/O lock there: it may run
+        // inside Thread.interrupt, under the lock the interrupted thread takes as it begins or
+        // ends an operation, holding an I/O lock.
+        boolean waitedForIo = !threadsWaiting && !blocking;
+        if (waitedForIo) {
             // A thread in a non-blocking operation, or about to find the channel closed, leaves soon.
             lockIo(true);
-            lastReadBuffer = null;
             unlockIo(true);
             lockIo(false);
-            lastWrittenBuffer = null;
             unlockIo(false);
         }
-        boolean outOfKernels = !threadsWaiting && closesCleanlyAtOnce(connected, linger)
-                && descriptor.leaveKernelsNow();
+        boolean outOfKernels = waitedForIo && closesCleanlyAtOnce(connected, linger) && descriptor.leaveKernelsNow();
         stateLock.lock();
         try {
             if ((state & PHASE) == CLOSING && !tryClose(outOfKernels) && connected && isRegistered()) {
@@ -1203,16 +1214,6 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
      */
     private boolean closesCleanlyAtOnce(boolean connected, int linger) {
         return (!connected || inputEnded || (state & RESET) != 0) && linger <= 0;
-    }
-
-    /** The adaptor reports the addresses of a socket bound or connected before it was closed. */
-    private void keepAddressesForAdaptor(int s) {
-        descriptor.keepLocalAddress(bound(s));
-        try {
-            knownRemoteAddress();
-        } catch (IOException e) {
-            // What the kernel no longer knows, the adaptor reports as unknown.
-        }
     }
 
     /**
@@ -1270,6 +1271,9 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
     private boolean tryClose(boolean outOfKernels) throws IOException {
         if (readerThread == null && writerThread == null && (outOfKernels || !isRegistered())) {
             state = (state & ~PHASE) | CLOSED;
+            // No thread transfers any more: the buffers it last used are let go.
+            lastReadBuffer = null;
+            lastWrittenBuffer = null;
             Sockets.close(fd);
             return true;
         }
@@ -1344,13 +1348,8 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         } catch (IOException e) {
             // Left out, as the comment says: toString reports, it does not fail.
         }
-        try {
-            InetSocketAddress remote = knownRemoteAddress();
-            if (remote != null) {
-                sb.append(" remote=").append(remote);
-            }
-        } catch (IOException e) {
-            // Left out too.
+        if (remoteAddress != null) {
+            sb.append(" remote=").append(remoteAddress);
         }
     }
 

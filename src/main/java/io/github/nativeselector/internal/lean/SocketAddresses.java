@@ -10,12 +10,17 @@ import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
 import java.net.SocketAddress;
+import java.net.SocketException;
 import java.net.UnknownHostException;
 import java.nio.channels.UnresolvedAddressException;
 import java.nio.channels.UnsupportedAddressTypeException;
 import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * {@link InetSocketAddress} on one side, what {@link Sockets} takes and gives on the other: an
@@ -24,11 +29,11 @@ import java.util.Objects;
  */
 final class SocketAddresses {
 
-    /** Sockets.localAddress/remoteAddress: the family in bits 16 to 31 of what they return. */
-    private static final int FAMILY_SHIFT = 16;
-    private static final int SCOPE_SHIFT = 32;
     private static final int INET4 = 4;
     private static final int INET6 = 6;
+
+    /** The scope ids found for this host's link-local addresses, as the JDK keeps them: for good. */
+    private static final Map<Inet6Address, Integer> LINK_LOCAL_SCOPES = new ConcurrentHashMap<>();
 
     private SocketAddresses() {
     }
@@ -85,40 +90,67 @@ final class SocketAddresses {
 
     /** The address the kernel gives the socket (getsockname). */
     static InetSocketAddress local(int fd) throws IOException {
-        byte[] bytes = new byte[16];
-        return decode(Sockets.localAddress(fd, bytes), bytes);
+        byte[] bytes = new byte[Sockets.ADDRESS_BYTES];
+        Sockets.localAddress(fd, bytes);
+        return decode(bytes);
     }
 
-    /** The address of the socket's peer (getpeername). */
-    static InetSocketAddress remote(int fd) throws IOException {
-        byte[] bytes = new byte[16];
-        return decode(Sockets.remoteAddress(fd, bytes), bytes);
-    }
-
-    private static InetSocketAddress decode(long packed, byte[] bytes) {
-        int port = (int) (packed & 0xffff);
-        int family = (int) ((packed >>> FAMILY_SHIFT) & 0xffff);
-        int scopeId = (int) (packed >>> SCOPE_SHIFT);
+    /** An address as {@link Sockets#ADDRESS_BYTES} lays it out. */
+    static InetSocketAddress decode(byte[] bytes) {
+        int port = (bytes[16] & 0xff) << 8 | bytes[17] & 0xff;
+        int family = bytes[18];
+        int scopeId = (bytes[20] & 0xff) << 24 | (bytes[21] & 0xff) << 16 | (bytes[22] & 0xff) << 8 | bytes[23] & 0xff;
         InetAddress host;
         if (family == INET4) {
             host = byAddress(Arrays.copyOf(bytes, 4));
         } else if (family == INET6 && scopeId != 0) {
             try {
-                host = Inet6Address.getByAddress(null, bytes, scopeId);
+                host = Inet6Address.getByAddress(null, Arrays.copyOf(bytes, 16), scopeId);
             } catch (UnknownHostException e) {
                 throw new IllegalStateException("16 bytes are an IPv6 address", e);
             }
         } else if (family == INET6) {
             // Without a scope id: one set to 0 would print as "%0", which the JDK never shows.
-            host = byAddress(bytes);
+            host = byAddress(Arrays.copyOf(bytes, 16));
         } else {
             throw new IllegalStateException("address family " + family + " from the kernel");
         }
         return new InetSocketAddress(host, port);
     }
 
-    private static int scopeId(InetAddress host) {
-        return host instanceof Inet6Address inet6 ? inet6.getScopeId() : 0;
+    /**
+     * The scope id the kernel takes for {@code host}: its own; for a link-local IPv6 address
+     * without one, that of the interface holding the address, as the JDK's {@code sun.nio.ch.Net}
+     * finds it before it binds or connects (0 when no interface holds it).
+     */
+    private static int scopeId(InetAddress host) throws SocketException {
+        if (!(host instanceof Inet6Address inet6)) {
+            return 0;
+        }
+        if (inet6.getScopeId() != 0 || !inet6.isLinkLocalAddress()) {
+            return inet6.getScopeId();
+        }
+        Integer known = LINK_LOCAL_SCOPES.get(inet6);
+        return known != null ? known : findLinkLocalScope(inet6);
+    }
+
+    private static int findLinkLocalScope(Inet6Address address) throws SocketException {
+        // Inet6Address.equals compares the 16 bytes alone, whatever the scope.
+        List<Inet6Address> held = NetworkInterface.networkInterfaces()
+                .flatMap(NetworkInterface::inetAddresses)
+                .filter(a -> a instanceof Inet6Address && a.equals(address))
+                .map(a -> (Inet6Address) a)
+                .filter(a -> a.getScopeId() != 0)
+                .toList();
+        if (held.size() > 1) {
+            throw new SocketException("Duplicate link local addresses: must specify scope-id");
+        }
+        if (held.isEmpty()) {
+            return 0;
+        }
+        int scopeId = held.get(0).getScopeId();
+        LINK_LOCAL_SCOPES.put(address, scopeId);
+        return scopeId;
     }
 
     private static InetAddress loopback(boolean inet4) {

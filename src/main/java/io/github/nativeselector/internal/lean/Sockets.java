@@ -44,6 +44,13 @@ public final class Sockets {
     public static final int POLLHUP = 0x010;
     public static final int POLLNVAL = 0x020;
 
+    /**
+     * The bytes of an address as {@link #localAddress} and {@link #accept} give it, big-endian:
+     * the address in 16 (an IPv4 address in the first 4), the port in 2, the family (4 or 6) in 1,
+     * a zero, the IPv6 scope id in 4. An IPv4-mapped address is family 4.
+     */
+    public static final int ADDRESS_BYTES = 24;
+
     /** {@code sizeof(struct iovec)}: its base at offset 0, its length at 8. */
     public static final int IOVEC_SIZE = 16;
     /** The most {@code struct iovec} one {@link #readv} or {@link #writev} takes. */
@@ -89,17 +96,19 @@ public final class Sockets {
     static native void listen(int fd, int backlog) throws IOException;
 
     /**
-     * A new non-blocking, close-on-exec fd (no address asked: it is read when wanted),
-     * {@link #UNAVAILABLE} or {@link #INTERRUPTED}.
+     * A new non-blocking, close-on-exec fd, its peer's address into {@code peer} (as
+     * {@link #ADDRESS_BYTES} says); or {@link #UNAVAILABLE} or {@link #INTERRUPTED}, {@code peer}
+     * left alone.
      */
-    static native int accept(int fd) throws IOException;
+    static native int accept(int fd, byte[] peer) throws IOException;
 
     /**
      * Connects as {@link #bind} takes the address: 1 when connected at once, {@link #UNAVAILABLE}
      * while in progress (then {@link #finishConnect}), or {@link #INTERRUPTED}.
      *
      * @throws java.net.ConnectException for ECONNREFUSED and ETIMEDOUT
-     * @throws java.net.NoRouteToHostException for EHOSTUNREACH and ENETUNREACH
+     * @throws java.net.NoRouteToHostException for EHOSTUNREACH
+     * @throws java.net.ProtocolException for EPROTO
      */
     static native int connect(int fd, boolean inet6Socket, byte[] address, int port, int scopeId) throws IOException;
 
@@ -109,15 +118,8 @@ public final class Sockets {
      */
     static native int finishConnect(int fd) throws IOException;
 
-    /**
-     * The socket's own address into {@code address} (byte[16]; the first 4 for IPv4), and
-     * {@code port | (family << 16) | ((long) scopeId << 32)}, family 4 or 6; an IPv4-mapped address
-     * is family 4.
-     */
-    static native long localAddress(int fd, byte[] address) throws IOException;
-
-    /** The peer's address, as {@link #localAddress} gives it. */
-    static native long remoteAddress(int fd, byte[] address) throws IOException;
+    /** The socket's own address into {@code address}, as {@link #ADDRESS_BYTES} says. */
+    static native void localAddress(int fd, byte[] address) throws IOException;
 
     /**
      * Reads into {@code [address, address + length)} of a direct buffer's memory, the buffer kept

@@ -1,0 +1,131 @@
+/*
+ * Copyright 2026 The native-selector Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+package io.github.nativeselector.lean;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+
+import io.github.nativeselector.support.ContractChannels;
+import io.github.nativeselector.support.RaceSupport;
+import java.io.IOException;
+import java.net.SocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.Channel;
+import java.nio.channels.ClosedByInterruptException;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * An interrupt that reaches a thread busy in one short blocking operation after another, so that
+ * it lands as often as not while the thread starts or ends an operation rather than while it
+ * waits. The interrupt closes the channel from inside {@code Thread.interrupt}, which holds the
+ * interrupted thread's interrupt lock all along; a close that waited there for that thread's
+ * operation would never return, since the thread takes the same lock as it starts or ends one.
+ * Each attempt ends with the thread stopped by ClosedByInterruptException.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+class InterruptRaceTest {
+
+    private static final int ATTEMPTS = 60;
+
+    @ParameterizedTest
+    @MethodSource(Impl.ALL)
+    void interruptingABusyReader(Impl impl) throws Exception {
+        for (int i = 0; i < ATTEMPTS; i++) {
+            try (Pair p = Pair.open(impl)) {
+                AtomicReference<Throwable> writerFailure = new AtomicReference<>();
+                Thread writer = RaceSupport.start("flooding writer", writerFailure, () -> {
+                    ByteBuffer chunk = ByteBuffer.allocate(64 * 1024);
+                    while (true) {
+                        p.accepted.write(chunk.clear());
+                    }
+                });
+                assertInterruptStops(p.client, () -> {
+                    ByteBuffer small = ByteBuffer.allocate(16);
+                    while (true) {
+                        p.client.read(small.clear());
+                    }
+                });
+                p.accepted.close();
+                RaceSupport.joinWithin(writer, "the writer after its channel's close");
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource(Impl.ALL)
+    void interruptingABusyWriter(Impl impl) throws Exception {
+        for (int i = 0; i < ATTEMPTS; i++) {
+            try (Pair p = Pair.open(impl)) {
+                AtomicReference<Throwable> readerFailure = new AtomicReference<>();
+                Thread reader = RaceSupport.start("draining reader", readerFailure, () -> {
+                    ByteBuffer sink = ByteBuffer.allocate(64 * 1024);
+                    while (p.accepted.read(sink.clear()) >= 0) {
+                        // whatever the writer sends
+                    }
+                });
+                assertInterruptStops(p.client, () -> {
+                    ByteBuffer small = ByteBuffer.allocate(16);
+                    while (true) {
+                        p.client.write(small.clear());
+                    }
+                });
+                p.accepted.close();
+                RaceSupport.joinWithin(reader, "the reader after its channel's close");
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource(Impl.ALL)
+    void interruptingABusyAcceptor(Impl impl) throws Exception {
+        for (int i = 0; i < ATTEMPTS; i++) {
+            try (ServerSocketChannel server = impl.listen(Family.INET)) {
+                SocketAddress address = server.getLocalAddress();
+                AtomicReference<Throwable> connectorFailure = new AtomicReference<>();
+                Thread connector = RaceSupport.start("connector", connectorFailure, () -> {
+                    while (server.isOpen()) {
+                        try (SocketChannel ch = impl.openSocket()) {
+                            ch.connect(address);
+                        } catch (IOException refusedOnceClosed) {
+                            // the server closed meanwhile
+                        }
+                    }
+                });
+                assertInterruptStops(server, () -> {
+                    while (true) {
+                        ContractChannels.closeQuietly(server.accept());
+                    }
+                });
+                RaceSupport.joinWithin(connector, "the connector after the server's close");
+            }
+        }
+    }
+
+    /**
+     * Runs {@code busy} on a thread of its own, interrupts that thread once it is under way, and
+     * expects the interrupt to return at once and the thread to end with ClosedByInterruptException,
+     * {@code channel} closed.
+     */
+    private static void assertInterruptStops(Channel channel, RaceSupport.Body busy) throws Exception {
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Thread thread = RaceSupport.start("busy in blocking operations", failure, busy);
+        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
+        RaceSupport.runWithin("interrupt of a thread busy in blocking operations", thread::interrupt);
+        RaceSupport.joinWithin(thread, "the interrupted thread");
+        Throwable e = failure.get();
+        assertNotNull(e, "the busy thread ended without an exception");
+        assertSame(ClosedByInterruptException.class, e.getClass(), "the busy thread threw " + e);
+        assertFalse(channel.isOpen(), "an interrupt closes the channel");
+    }
+}
