@@ -41,47 +41,40 @@ class InterruptRaceTest {
     @ParameterizedTest
     @MethodSource(Impl.ALL)
     void interruptingABusyReader(Impl impl) throws Exception {
-        for (int i = 0; i < ATTEMPTS; i++) {
-            try (Pair p = Pair.open(impl)) {
-                AtomicReference<Throwable> writerFailure = new AtomicReference<>();
-                Thread writer = RaceSupport.start("flooding writer", writerFailure, () -> {
-                    ByteBuffer chunk = ByteBuffer.allocate(64 * 1024);
-                    while (true) {
-                        p.accepted.write(chunk.clear());
-                    }
-                });
-                assertInterruptStops(p.client, () -> {
-                    ByteBuffer small = ByteBuffer.allocate(16);
-                    while (true) {
-                        p.client.read(small.clear());
-                    }
-                });
-                p.accepted.close();
-                RaceSupport.joinWithin(writer, "the writer after its channel's close");
-            }
-        }
+        interruptShortTransfers(impl, true);
     }
 
     @ParameterizedTest
     @MethodSource(Impl.ALL)
     void interruptingABusyWriter(Impl impl) throws Exception {
+        interruptShortTransfers(impl, false);
+    }
+
+    /**
+     * The client reads ({@code reading}) or writes 16 bytes at a time, the accepted side keeping
+     * it supplied or drained, until an interrupt stops it.
+     */
+    private static void interruptShortTransfers(Impl impl, boolean reading) throws Exception {
         for (int i = 0; i < ATTEMPTS; i++) {
             try (Pair p = Pair.open(impl)) {
-                AtomicReference<Throwable> readerFailure = new AtomicReference<>();
-                Thread reader = RaceSupport.start("draining reader", readerFailure, () -> {
-                    ByteBuffer sink = ByteBuffer.allocate(64 * 1024);
-                    while (p.accepted.read(sink.clear()) >= 0) {
-                        // whatever the writer sends
+                Thread peer = RaceSupport.start("the accepted side", new AtomicReference<>(), () -> {
+                    ByteBuffer chunk = ByteBuffer.allocate(64 * 1024);
+                    while ((reading ? p.accepted.write(chunk.clear()) : p.accepted.read(chunk.clear())) >= 0) {
+                        // until the client's close ends the connection
                     }
                 });
                 assertInterruptStops(p.client, () -> {
                     ByteBuffer small = ByteBuffer.allocate(16);
                     while (true) {
-                        p.client.write(small.clear());
+                        if (reading) {
+                            p.client.read(small.clear());
+                        } else {
+                            p.client.write(small.clear());
+                        }
                     }
                 });
                 p.accepted.close();
-                RaceSupport.joinWithin(reader, "the reader after its channel's close");
+                RaceSupport.joinWithin(peer, "the accepted side after its channel's close");
             }
         }
     }
