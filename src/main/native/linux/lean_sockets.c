@@ -8,7 +8,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <poll.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
@@ -238,35 +237,6 @@ int lean_get_linger(int fd, int *seconds)
         return -errno;
     *seconds = linger.l_onoff ? linger.l_linger : -1;
     return 0;
-}
-
-/* Whether standard input is an IPv4 socket: a server started by inetd or systemd with one. */
-static bool started_with_inet4_socket(void)
-{
-    union lean_sockaddr address;
-    socklen_t length = sizeof(address);
-    return getsockname(STDIN_FILENO, &address.sa, &length) == 0 && address.sa.sa_family == AF_INET;
-}
-
-/* Whether some interface has an IPv6 address (none where IPv6 is disabled, as in many containers). */
-static bool has_inet6_interface(void)
-{
-    FILE *interfaces = fopen("/proc/net/if_inet6", "re");
-    if (interfaces == NULL)
-        return false;
-    char line[128];
-    bool any = fgets(line, sizeof(line), interfaces) != NULL;
-    fclose(interfaces);
-    return any;
-}
-
-bool lean_inet6_available(void)
-{
-    int fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return false;
-    close(fd);
-    return !started_with_inet4_socket() && has_inet6_interface();
 }
 
 int lean_poller_create(void)

@@ -42,9 +42,6 @@
  *   lean_send_urgent     one byte, MSG_OOB|MSG_NOSIGNAL.
  *   lean_set_int_option, lean_get_int_option, lean_set_linger (seconds < 0: off),
  *   lean_get_linger      (-1 when off): setsockopt / getsockopt.
- *   lean_inet6_available as the JDK decides it: socket(AF_INET6) works (closed again at once),
- *                        standard input is no IPv4 socket (inetd, systemd), and some interface
- *                        has an IPv6 address (/proc/net/if_inet6).
  *
  * The calls a connection or a request makes (lean_accept, the transfers, lean_close) go to the
  * kernel through syscall(2), not through glibc's functions of the same names. Those are
@@ -123,7 +120,6 @@ int lean_set_int_option(int fd, int level, int name, int value);
 int lean_get_int_option(int fd, int level, int name, int *value);
 int lean_set_linger(int fd, int seconds);
 int lean_get_linger(int fd, int *seconds);
-bool lean_inet6_available(void);
 
 int lean_poller_create(void);
 int lean_poller_arm(int epfd, int fd, int events);

@@ -482,13 +482,6 @@ static jint JNICALL sockets_get_linger(JNIEnv *env, jclass cls, jint fd)
     return seconds;
 }
 
-static jboolean JNICALL sockets_inet6_available(JNIEnv *env, jclass cls)
-{
-    (void)env;
-    (void)cls;
-    return lean_inet6_available() ? JNI_TRUE : JNI_FALSE;
-}
-
 static jint JNICALL sockets_poller_create(JNIEnv *env, jclass cls)
 {
     (void)cls;
@@ -571,7 +564,6 @@ static const JNINativeMethod sockets_methods[] = {
     { "getIntOption", "(III)I", (void *)sockets_get_int_option },
     { "setLinger", "(II)V", (void *)sockets_set_linger },
     { "getLinger", "(I)I", (void *)sockets_get_linger },
-    { "inet6Available", "()Z", (void *)sockets_inet6_available },
     { "pollerCreate", "()I", (void *)sockets_poller_create },
     { "pollerArm", "(III)V", (void *)sockets_poller_arm },
     { "pollerDisarm", "(II)V", (void *)sockets_poller_disarm },

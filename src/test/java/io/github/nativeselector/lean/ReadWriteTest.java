@@ -420,6 +420,9 @@ class ReadWriteTest {
     @MethodSource(Impl.ALL)
     void aBlockingWriteEndedByAResetReturnsWhatItSent(Impl impl) throws Exception {
         try (Pair p = Pair.open(impl)) {
+            // Small buffers, so that the write waits however large the system's are.
+            p.client.setOption(StandardSocketOptions.SO_SNDBUF, 64 * 1024);
+            p.accepted.setOption(StandardSocketOptions.SO_RCVBUF, 64 * 1024);
             ByteBuffer big = ByteBuffer.allocate(32 << 20);
             try (BlockedCall<Integer> call = BlockedCall.start(() -> p.client.write(big))) {
                 call.awaitBlockedIn(p.client);

@@ -5,6 +5,7 @@
 
 package io.github.nativeselector.internal.lean;
 
+import io.github.nativeselector.internal.BuiltInProvider;
 import io.github.nativeselector.internal.NativeLibrary;
 import java.io.IOException;
 import java.net.ProtocolFamily;
@@ -20,6 +21,9 @@ import java.util.Optional;
  * do on Linux. They work on Linux with the native library loaded ({@link #unavailableBecause()}).
  */
 public final class LeanChannels {
+
+    /** Null until asked of the JDK; see {@link #inet6Available}. */
+    private static volatile Boolean inet6Available;
 
     private LeanChannels() {
     }
@@ -64,15 +68,29 @@ public final class LeanChannels {
         if (unavailable.isPresent()) {
             throw new IOException(unavailable.get());
         }
-        if (family == StandardProtocolFamily.INET6 && !Inet6.AVAILABLE) {
+        boolean inet6 = inet6Available();
+        if (family == StandardProtocolFamily.INET6 && !inet6) {
             throw new UnsupportedOperationException("IPv6 not available");
         }
-        return family == null ? Inet6.AVAILABLE : family == StandardProtocolFamily.INET6;
+        return family == null ? inet6 : family == StandardProtocolFamily.INET6;
     }
 
-    /** Whether IPv6 sockets can be used, as the JDK decides it once (read after the library loaded). */
-    private static final class Inet6 {
-
-        static final boolean AVAILABLE = !Boolean.getBoolean("java.net.preferIPv4Stack") && Sockets.inet6Available();
+    /**
+     * Whether IPv6 sockets can be used: as the running JDK decides it, whose rules differ between
+     * releases ({@code java.net.preferIPv4Stack}, an interface with an IPv6 address, and on JDK 17
+     * no IPv4 socket as standard input), so its own provider is asked for an INET6 socket, once.
+     */
+    private static boolean inet6Available() throws IOException {
+        Boolean known = inet6Available;
+        if (known == null) {
+            try {
+                BuiltInProvider.get().openSocketChannel(StandardProtocolFamily.INET6).close();
+                known = true;
+            } catch (UnsupportedOperationException e) {
+                known = false;
+            }
+            inet6Available = known;
+        }
+        return known;
     }
 }

@@ -38,8 +38,9 @@ import java.util.Set;
  * of {@code state}, and is never held while waiting. {@code state} is volatile so that a
  * non-blocking accept checks it without locking; its BLOCKING flag changes holding acceptLock
  * too, so that it holds still for an accepting thread. In blocking mode the close waits for no
- * acceptLock, as the JDK's does not: an interrupt closes the channel inside
- * {@code Thread.interrupt}, holding the lock that the interrupted thread takes as it begins and
+ * acceptLock, as the JDK's does not: an interrupt closes the channel on the interrupting thread,
+ * holding the channel's close lock (and, on JDK 17 and 21, the interrupted thread's interrupt
+ * lock), which the interrupted thread, holding acceptLock, may be about to take as it begins or
  * ends an accept; a thread uses the descriptor there only while it is the accepting thread.
  */
 final class LeanServerSocketChannel extends ServerSocketChannel implements LeanChannel {

@@ -40,24 +40,25 @@ import java.util.concurrent.locks.Condition;
  * Heap buffers are read and written in place, direct ones in their own memory, several at once
  * with readv/writev through an off-heap iovec array per direction. Each direction keeps the last
  * direct buffer it used and that buffer's address, so a program that reads into (or writes from)
- * the same buffer each time asks the library where its memory is once; a closed channel lets
- * them go. A view of a memory segment has no address ({@link OffHeap#address}) and goes through
- * a copy instead, so that a closed arena fails the call with the JDK's IllegalStateException
- * rather than have the kernel use freed memory. The socket's own address is asked of the kernel
- * when first wanted and then kept; an accepted channel has its peer's from accept4, and costs no
- * system call of its own.
+ * the same buffer each time asks the library where its memory is once; a closed channel lets them
+ * go when it closes the descriptor. A view of a memory segment has no address ({@link
+ * OffHeap#address}) and goes through a copy instead, so that a closed arena fails the call with the
+ * JDK's IllegalStateException rather than have the kernel use freed memory. The socket's own
+ * address is asked of the kernel when first wanted and then kept; an accepted channel has its
+ * peer's from accept4, and costs no system call of its own.
  *
- * <p>Closing follows the JDK: a thread blocked in an operation is woken by shutting the socket
- * down (poll(2) returns) or through the poller (a parked virtual thread), and the descriptor is
- * closed by the last such thread to leave. In blocking mode the close waits for no I/O lock, as
- * the JDK's does not: an interrupt closes the channel inside {@code Thread.interrupt}, holding
- * the lock that the interrupted thread takes as it begins and ends an operation. Where the JDK keeps a registered channel's descriptor
- * open until every selector has deregistered it, a close with no thread in an operation takes
- * it out of the selectors' kernel sets itself ({@link SocketDescriptor#leaveKernelsNow}) and
- * closes it at once, when that ends the connection as the JDK's would (its input read to the
- * end, no SO_LINGER): one system call for the removal and one for the close, where the JDK
- * makes a shutdown, the removal, and the close. Otherwise it does as the JDK, and the
- * descriptor waits for {@link #kill()}, once every selector has let it go.
+ * <p>Closing follows the JDK: a thread blocked in an operation is woken by shutting the socket down
+ * (poll(2) returns) or through the poller (a parked virtual thread), and the descriptor is closed
+ * by the last such thread to leave. In blocking mode the close waits for no I/O lock, as the JDK's
+ * does not: an interrupt closes the channel on the interrupting thread, holding the channel's close
+ * lock (and, on JDK 17 and 21, the interrupted thread's interrupt lock), which the interrupted
+ * thread, holding an I/O lock, may be about to take as it begins or ends an operation. Where the
+ * JDK keeps a registered channel's descriptor open until every selector has deregistered it, a
+ * close with no thread in an operation takes it out of the selectors' kernel sets itself ({@link
+ * SocketDescriptor#leaveKernelsNow}) and closes it at once, when that ends the connection as the
+ * JDK's would (its input read to the end, no SO_LINGER): one system call for the removal and one
+ * for the close, where the JDK makes a shutdown, the removal, and the close. Otherwise it does as
+ * the JDK, and the descriptor waits for {@link #kill()}, once every selector has let it go.
  *
  * <p>Locking: the read lock is held by a reading thread, the write lock by a writing one, both
  * (read first) by connect, finishConnect, bind and configureBlocking; {@code stateLock} is taken
@@ -608,8 +609,10 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
     }
 
     /**
-     * As one readv or writev would: a failure after bytes have moved gives their count, and the
-     * next call meets the failure (a reset is kept in RESET for the next read).
+     * As one readv or writev would, a failure after bytes have moved gives their count, and the
+     * next call meets it: a write's from the kernel again (a connection that failed a send fails
+     * the next), a read's reset from RESET. Any other read failure is thrown at once: the kernel
+     * reports it once, and a later read would take the connection for ended.
      */
     private long transferEach(ByteBuffer[] buffers, int offset, int length, boolean reading) throws IOException {
         long total = 0;
@@ -622,7 +625,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
             try {
                 n = transferOnce(buffers[i], reading);
             } catch (IOException e) {
-                if (total > 0) {
+                if (total > 0 && (!reading || e instanceof SocketException)) {
                     return total;
                 }
                 throw e;
@@ -1184,18 +1187,18 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
             stateLock.unlock();
         }
         // In blocking mode a thread uses the descriptor only while it is the reader or writer
-        // thread, as in the JDK's channel, so the close waits for no I/O lock there: it may run
-        // inside Thread.interrupt, under the lock the interrupted thread takes as it begins or
-        // ends an operation, holding an I/O lock.
-        boolean waitedForIo = !threadsWaiting && !blocking;
-        if (waitedForIo) {
+        // thread, as in the JDK's channel, so the close waits for no I/O lock there: an interrupt
+        // runs it holding locks (see the class comment) that a thread holding an I/O lock may be
+        // about to take. The last such thread left under stateLock, so its fields are seen.
+        if (!threadsWaiting && !blocking) {
             // A thread in a non-blocking operation, or about to find the channel closed, leaves soon.
             lockIo(true);
             unlockIo(true);
             lockIo(false);
             unlockIo(false);
         }
-        boolean outOfKernels = waitedForIo && closesCleanlyAtOnce(connected, linger) && descriptor.leaveKernelsNow();
+        boolean outOfKernels = !threadsWaiting && closesCleanlyAtOnce(connected, linger)
+                && descriptor.leaveKernelsNow();
         stateLock.lock();
         try {
             if ((state & PHASE) == CLOSING && !tryClose(outOfKernels) && connected && isRegistered()) {
@@ -1210,7 +1213,8 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
      * Whether closing the descriptor now ends the connection as the JDK's deferred close does:
      * nothing unread (else the close would reset the connection, where the JDK's peer reads the
      * end of the stream first, and may lose the last bytes written), and no SO_LINGER to wait
-     * for. After the I/O locks were taken, so their fields are seen.
+     * for. After the I/O locks were taken, or in blocking mode with no thread in an operation,
+     * so that their fields are seen.
      */
     private boolean closesCleanlyAtOnce(boolean connected, int linger) {
         return (!connected || inputEnded || (state & RESET) != 0) && linger <= 0;

@@ -135,13 +135,19 @@ final class SocketAddresses {
     }
 
     private static int findLinkLocalScope(Inet6Address address) throws SocketException {
-        // Inet6Address.equals compares the 16 bytes alone, whatever the scope.
-        List<Inet6Address> held = NetworkInterface.networkInterfaces()
-                .flatMap(NetworkInterface::inetAddresses)
-                .filter(a -> a instanceof Inet6Address && a.equals(address))
-                .map(a -> (Inet6Address) a)
-                .filter(a -> a.getScopeId() != 0)
-                .toList();
+        List<Inet6Address> held;
+        try {
+            // Inet6Address.equals compares the 16 bytes alone, whatever the scope.
+            held = NetworkInterface.networkInterfaces()
+                    .flatMap(NetworkInterface::inetAddresses)
+                    .filter(a -> a instanceof Inet6Address && a.equals(address))
+                    .map(a -> (Inet6Address) a)
+                    .filter(a -> a.getScopeId() != 0)
+                    .toList();
+        } catch (SocketException e) {
+            // As the JDK: interfaces that cannot be listed leave the address as it was given.
+            return 0;
+        }
         if (held.size() > 1) {
             throw new SocketException("Duplicate link local addresses: must specify scope-id");
         }

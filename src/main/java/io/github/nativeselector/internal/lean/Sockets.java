@@ -187,9 +187,6 @@ public final class Sockets {
     /** SO_LINGER's seconds, or -1 when off. */
     static native int getLinger(int fd) throws IOException;
 
-    /** Whether an INET6 socket can be opened here. */
-    static native boolean inet6Available();
-
     /** A new epoll for {@link #pollerArm} and {@link #pollerWait}. */
     static native int pollerCreate() throws IOException;
 
