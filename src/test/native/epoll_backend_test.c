@@ -14,7 +14,7 @@
  *
  * A machine where the backend gets no ring (io_uring refused, or too old) fails this program with
  * a message saying so, unless NATIVESELECTOR_NO_IO_URING=1: then every test expects the path
- * without the ring, as CMakeLists.txt runs it under deny_io_uring (epoll_backend_denied).
+ * without the ring, as CMakeLists.txt runs it with io_uring refused (epoll_backend_denied).
  */
 #include "epoll_backend.h"
 #include "backend_test_support.h"

@@ -423,7 +423,7 @@ static jint JNICALL sockets_available(JNIEnv *env, jclass cls, jint fd)
         return 0;
     int n = lean_available(fd);
     if (n < 0)
-        ns_throw_errno(env, "java/io/IOException", -n);
+        throw_socket_error(env, -n);
     return n;
 }
 

@@ -73,7 +73,7 @@ class DiagnosticsTest {
 
     @Test
     void saysWhyIoUringIsUnavailableUnderSeccompAndStillSucceeds() throws Exception {
-        InstallChild.Result child = InstallChild.run(List.of(InstallChild.denyIoUringLauncher()),
+        InstallChild.Result child = InstallChild.run(InstallChild.denyIoUringLauncher(),
                 InstallChild.testClassPath(), List.of("-Dnativeselector.batchThreshold=8"), Diagnostics.class);
         assertEquals(0, child.exitCode(), child::toString);
         assertLine(child, "backend epoll", "available");

@@ -22,8 +22,8 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * io_uring where it is refused and where it is not. Child JVMs run {@link UringFallbackProbe}
- * under {@code deny_io_uring} (a seccomp launcher built with the native library, which makes
- * io_uring's system calls fail with EPERM as container runtimes' default profiles do): asked for
+ * under {@code fail_syscalls} (a seccomp launcher built with the native library), io_uring's
+ * system calls failing with EPERM as container runtimes' default profiles make them: asked for
  * by name, io_uring fails saying why; {@code auto} still gives a working native selector, epoll,
  * which then applies a batch with one {@code epoll_ctl} per change instead of one
  * {@code io_uring_enter}.
@@ -89,7 +89,7 @@ class UringFallbackTest {
 
     /** Runs {@link UringFallbackProbe} under the flag in a child JVM, through the launcher or not. */
     private static InstallChild.Result runProbe(boolean denyIoUring, String... properties) throws Exception {
-        List<String> launcher = denyIoUring ? List.of(InstallChild.denyIoUringLauncher()) : List.of();
+        List<String> launcher = denyIoUring ? InstallChild.denyIoUringLauncher() : List.of();
         List<String> jvmArgs = new ArrayList<>(List.of(InstallChild.FLAG));
         jvmArgs.addAll(List.of(properties));
         return InstallChild.run(launcher, InstallChild.testClassPath(), jvmArgs, UringFallbackProbe.class);

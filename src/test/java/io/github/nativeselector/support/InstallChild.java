@@ -21,8 +21,8 @@ import java.util.concurrent.TimeUnit;
 /** Runs a main class in a child JVM, bounded in time, and collects what it printed. */
 public final class InstallChild {
 
-    /** Where Maven's surefire configuration puts the deny_io_uring launcher's path. */
-    public static final String DENY_IO_URING_PROPERTY = "nativeselector.test.denyIoUring";
+    /** Where Maven's surefire configuration puts the fail_syscalls launcher's path. */
+    public static final String FAIL_SYSCALLS_PROPERTY = "nativeselector.test.failSyscalls";
 
     public static final String FLAG = "-Djava.nio.channels.spi.SelectorProvider="
             + NativeSelectorProvider.class.getName();
@@ -128,21 +128,31 @@ public final class InstallChild {
         }
     }
 
+    /** The launcher that refuses io_uring's system calls (EPERM), as a container's default seccomp profile does. */
+    public static List<String> denyIoUringLauncher() {
+        return failingSyscalls("EPERM:io_uring_setup", "EPERM:io_uring_enter", "EPERM:io_uring_register");
+    }
+
     /**
-     * The seccomp launcher that refuses io_uring's system calls (CMake target deny_io_uring), whose
-     * path Maven's surefire configuration passes in.
+     * The seccomp launcher (CMake target fail_syscalls, whose path Maven's surefire configuration
+     * passes in) that makes the system calls {@code rules} name fail: each rule is
+     * {@code ERRNO:NAME} or {@code ERRNO:NAME:ARG=VALUE}, as src/test/native/fail_syscalls.c says.
      */
-    public static String denyIoUringLauncher() {
-        String path = System.getProperty(DENY_IO_URING_PROPERTY);
+    public static List<String> failingSyscalls(String... rules) {
+        String path = System.getProperty(FAIL_SYSCALLS_PROPERTY);
         if (path == null || path.isBlank()) {
-            fail("system property " + DENY_IO_URING_PROPERTY + " is not set: it names the deny_io_uring "
-                    + "launcher (CMake target deny_io_uring), which mvn test builds and passes in");
+            fail("system property " + FAIL_SYSCALLS_PROPERTY + " is not set: it names the fail_syscalls "
+                    + "launcher (CMake target fail_syscalls), which mvn test builds and passes in");
         }
         if (!Files.isExecutable(Paths.get(path))) {
-            fail(DENY_IO_URING_PROPERTY + "=" + path + " is not an executable file: build the CMake target "
-                    + "deny_io_uring (mvn compile does)");
+            fail(FAIL_SYSCALLS_PROPERTY + "=" + path + " is not an executable file: build the CMake target "
+                    + "fail_syscalls (mvn compile does)");
         }
-        return path;
+        List<String> launcher = new ArrayList<>();
+        launcher.add(path);
+        launcher.addAll(List.of(rules));
+        launcher.add("--");
+        return launcher;
     }
 
     private static String read(Path file) throws IOException {
