@@ -26,6 +26,9 @@ public final class InjectedFaultProbe {
     /** What a read or a write moves: the length the test's rules pick the failing calls by. */
     static final int LENGTH = 4321;
 
+    /** The length of the second buffer of SCATTERING_READ_FAILING_LATER, which its test's rule picks reads by. */
+    static final int SECOND_LENGTH = 1234;
+
     /** How long an operation that waits waits, should its fault not come. */
     private static final int WAIT_MS = 10_000;
 
@@ -43,6 +46,7 @@ public final class InjectedFaultProbe {
         READ_DIRECT(impl -> read(impl, true, ByteBuffer.allocateDirect(LENGTH))),
         READ_NONBLOCKING(impl -> read(impl, false, ByteBuffer.allocateDirect(LENGTH))),
         SCATTERING_READ(impl -> read(impl, ByteBuffer.allocateDirect(LENGTH - 1), ByteBuffer.allocateDirect(1))),
+        SCATTERING_READ_FAILING_LATER(Operation::scatteringReadFailingLater),
         WRITE_HEAP(impl -> write(impl, ByteBuffer.allocate(LENGTH))),
         WRITE_DIRECT(impl -> write(impl, ByteBuffer.allocateDirect(LENGTH))),
         GATHERING_WRITE(impl -> write(impl, ByteBuffer.allocateDirect(LENGTH - 1), ByteBuffer.allocateDirect(1))),
@@ -143,6 +147,21 @@ public final class InjectedFaultProbe {
         }
 
         /** A write of one buffer, or a gathering write of more. */
+        /**
+         * A blocking scattering read into two heap buffers, of 1 and {@link #SECOND_LENGTH} bytes,
+         * with 1 byte there to read, then two non-blocking reads of 100 bytes with none there.
+         */
+        private static String scatteringReadFailingLater(Impl impl) throws IOException {
+            try (Pair pair = Pair.open(impl)) {
+                pair.accepted.write(ByteBuffer.wrap(new byte[1]));
+                ByteBuffer[] dsts = { ByteBuffer.allocate(1), ByteBuffer.allocate(SECOND_LENGTH) };
+                String first = Outcome.of(() -> pair.client.read(dsts));
+                pair.client.configureBlocking(false);
+                return first + ", then " + Outcome.of(() -> pair.client.read(ByteBuffer.allocate(100)))
+                        + ", then " + Outcome.of(() -> pair.client.read(ByteBuffer.allocate(100))) + open(pair.client);
+            }
+        }
+
         private static String write(Impl impl, ByteBuffer... srcs) throws IOException {
             try (Pair pair = Pair.open(impl)) {
                 return Outcome.of(() -> srcs.length == 1 ? pair.client.write(srcs[0]) : pair.client.write(srcs))

@@ -15,6 +15,7 @@ import java.net.SocketTimeoutException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -99,9 +100,7 @@ class InjectedFaultTest {
     @MethodSource("faults")
     void endsOnLeanChannelsAsOnTheJdks(Fault fault) throws Exception {
         String[] operations = fault.operations().stream().map(Operation::name).toArray(String[]::new);
-        InstallChild.Result child = InstallChild.run(InstallChild.failingSyscalls(fault.rules().toArray(String[]::new)),
-                InstallChild.testClassPath(), List.of(), InjectedFaultProbe.class, operations);
-        assertEquals(0, child.exitCode(), child::toString);
+        InstallChild.Result child = run(fault.rules(), operations);
         for (String operation : operations) {
             String jdk = child.value(operation + " JDK");
             String lean = child.value(operation + " LEAN");
@@ -110,5 +109,26 @@ class InjectedFaultTest {
                     () -> operation + ": the fault did not reach the JDK's channels, which " + jdk);
             assertEquals(jdk, lean, () -> operation + " under " + fault);
         }
+    }
+
+    /**
+     * A scattering read into heap buffers, which lean channels read one at a time, that fails after
+     * the first has its bytes: the read returns them, as one readv would, and the next read throws
+     * the failure, which the kernel reported once. No JDK channel reads so, so there is nothing to
+     * compare: the rule fails only the read into the second buffer.
+     */
+    @Test
+    void aScatteringReadThatFailsAfterBytesReturnsThemAndTheNextReadThrows() throws Exception {
+        String operation = Operation.SCATTERING_READ_FAILING_LATER.name();
+        InstallChild.Result child = run(List.of("ETIMEDOUT:recvfrom:2=" + InjectedFaultProbe.SECOND_LENGTH), operation);
+        assertEquals("returned 1, then java.io.IOException: Connection timed out, then returned 0, open",
+                child.value(operation + " LEAN"), child::toString);
+    }
+
+    private static InstallChild.Result run(List<String> rules, String... operations) throws Exception {
+        InstallChild.Result child = InstallChild.run(InstallChild.failingSyscalls(rules.toArray(String[]::new)),
+                InstallChild.testClassPath(), List.of(), InjectedFaultProbe.class, operations);
+        assertEquals(0, child.exitCode(), child::toString);
+        return child;
     }
 }

@@ -65,7 +65,7 @@ import java.util.concurrent.locks.Condition;
  * after them when needed, guards the fields so marked and every change of {@code state}, and is
  * never held while waiting. {@code state} is volatile so that a read or write on a connected
  * channel checks it without locking; its BLOCKING flag changes holding both I/O locks too, so that
- * it holds still for the holder of either, and its RESET flag holding the read lock. The I/O locks
+ * it holds still for the holder of either, and its RESET and READ_FAILED flags holding the read lock. The I/O locks
  * are reentrant and uninterruptible, as the JDK's channel's are, and are fields of the channel
  * rather than objects of their own ({@link #lockIo}): a server takes both once per request, and
  * with them in the channel a request touches no memory beyond the channel's for them, and a
@@ -92,8 +92,13 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
      * channels fail every later read.
      */
     private static final int RESET = 0x80;
+    /**
+     * A read failed after a scattering read had moved bytes, which it returned; the failure, in
+     * {@code deferredReadFailure}, is the next read's, as a single readv would have left it.
+     */
+    private static final int READ_FAILED = 0x100;
     /** A read goes straight to the kernel when these bits of {@code state} say CONNECTED and no more. */
-    private static final int READ_CHECKS = PHASE | INPUT_SHUT | BLOCKING | RESET;
+    private static final int READ_CHECKS = PHASE | INPUT_SHUT | BLOCKING | RESET | READ_FAILED;
     /** A write goes straight to the kernel when these bits of {@code state} say CONNECTED and no more. */
     private static final int WRITE_CHECKS = PHASE | OUTPUT_SHUT | BLOCKING;
 
@@ -149,6 +154,8 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
      */
     private boolean inputEnded;
     private IoVectors readVectors;
+    /** Guarded by the read lock: the failure READ_FAILED says the next read throws. */
+    private IOException deferredReadFailure;
 
     /** Guarded by the write lock. */
     private IoVectors writeVectors;
@@ -324,8 +331,8 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
             return blockingRead(read, 0);
         }
         // As the JDK: once the input is shut down, a read gives end of stream, reset or not.
-        if ((s & (RESET | INPUT_SHUT)) == RESET) {
-            throw connectionReset();
+        if ((s & INPUT_SHUT) == 0) {
+            throwReadFailure(s);
         }
         return Sockets.EOF;
     }
@@ -338,9 +345,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         long n = 0;
         try {
             beginRead();
-            if ((state & RESET) != 0) {
-                throw connectionReset();
-            }
+            throwReadFailure(state);
             if ((state & INPUT_SHUT) != 0) {
                 return Sockets.EOF;
             }
@@ -468,6 +473,19 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
     private SocketException reset(SocketException e) {
         setFlag(RESET, true);
         return e;
+    }
+
+    /** Throws what an earlier read left for this one, if {@code s} says it left something. The caller holds the read lock. */
+    private void throwReadFailure(int s) throws IOException {
+        if ((s & READ_FAILED) != 0) {
+            IOException failure = deferredReadFailure;
+            deferredReadFailure = null;
+            setFlag(READ_FAILED, false);
+            throw failure;
+        }
+        if ((s & RESET) != 0) {
+            throw connectionReset();
+        }
     }
 
     private static SocketException connectionReset() {
@@ -611,8 +629,8 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
     /**
      * As one readv or writev would, a failure after bytes have moved gives their count, and the
      * next call meets it: a write's from the kernel again (a connection that failed a send fails
-     * the next), a read's reset from RESET. Any other read failure is thrown at once: the kernel
-     * reports it once, and a later read would take the connection for ended.
+     * the next), a read's reset from RESET, any other read failure from READ_FAILED (the kernel
+     * reports it once, and a later read would take the connection for ended).
      */
     private long transferEach(ByteBuffer[] buffers, int offset, int length, boolean reading) throws IOException {
         long total = 0;
@@ -625,10 +643,15 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
             try {
                 n = transferOnce(buffers[i], reading);
             } catch (IOException e) {
-                if (total > 0 && (!reading || e instanceof SocketException)) {
-                    return total;
+                if (total == 0) {
+                    throw e;
                 }
-                throw e;
+                // A read's reset is RESET's already (transferDirect, transferArray).
+                if (reading && !(e instanceof SocketException)) {
+                    deferredReadFailure = e;
+                    setFlag(READ_FAILED, true);
+                }
+                return total;
             }
             if (n <= 0) {
                 return total > 0 ? total : n;
