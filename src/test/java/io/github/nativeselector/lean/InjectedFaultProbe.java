@@ -59,6 +59,8 @@ public final class InjectedFaultProbe {
         SHUTDOWN_OUTPUT(impl -> onClient(impl, SocketChannel::shutdownOutput)),
         OPEN(impl -> opened(impl::openSocket)),
         OPEN_SERVER(impl -> opened(impl::openServer)),
+        OPEN_DEFAULT(impl -> opened(() -> impl.openSocket(Family.DEFAULT))),
+        OPEN_SERVER_DEFAULT(impl -> opened(() -> impl.openServer(Family.DEFAULT))),
         BIND(impl -> {
             try (SocketChannel ch = impl.openSocket()) {
                 return bind(ch);

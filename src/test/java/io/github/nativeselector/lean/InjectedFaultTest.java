@@ -53,6 +53,11 @@ class InjectedFaultTest {
             "sendto:2=" + InjectedFaultProbe.LENGTH, "writev:2=2", "sendmsg");
     /** setsockopt's option name SO_KEEPALIVE (9 on Linux, whatever the architecture). */
     private static final List<String> SET_KEEPALIVE = List.of("setsockopt:2=9");
+    /**
+     * setsockopt's option name IPV6_V6ONLY (26), which an IPv6 socket is opened with (dual stack),
+     * as the default family's channels are where IPv6 is.
+     */
+    private static final List<String> SET_V6ONLY = List.of("setsockopt:2=26");
     /** The one-byte send of urgent data. */
     private static final List<String> SEND_ONE_BYTE = List.of("sendto:2=1");
     /** The waits of blocking operations: poll(2) is ppoll where the architecture has no poll (aarch64). */
@@ -85,6 +90,7 @@ class InjectedFaultTest {
         for (String errno : List.of("EMFILE", "ENOBUFS")) {
             faults.add(fault(errno, List.of("socket"), Operation.OPEN, Operation.OPEN_SERVER));
         }
+        faults.add(fault("ENOPROTOOPT", SET_V6ONLY, Operation.OPEN_DEFAULT, Operation.OPEN_SERVER_DEFAULT));
         for (String errno : List.of("EACCES", "EADDRNOTAVAIL")) {
             faults.add(fault(errno, List.of("bind"), Operation.BIND, Operation.BIND_SERVER));
         }
