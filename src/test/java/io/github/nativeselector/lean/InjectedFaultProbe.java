@@ -51,6 +51,7 @@ public final class InjectedFaultProbe {
         WRITE_DIRECT(impl -> write(impl, ByteBuffer.allocateDirect(LENGTH))),
         GATHERING_WRITE(impl -> write(impl, ByteBuffer.allocateDirect(LENGTH - 1), ByteBuffer.allocateDirect(1))),
         SET_KEEPALIVE(impl -> onClient(impl, ch -> ch.setOption(StandardSocketOptions.SO_KEEPALIVE, true))),
+        GET_RECEIVE_BUFFER(impl -> onClient(impl, ch -> ch.getOption(StandardSocketOptions.SO_RCVBUF))),
         AVAILABLE(impl -> onClient(impl, ch -> ch.socket().getInputStream().available())),
         SEND_URGENT_DATA(impl -> onClient(impl, ch -> {
             ch.socket().sendUrgentData(1);

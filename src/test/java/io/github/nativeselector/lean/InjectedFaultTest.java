@@ -53,6 +53,8 @@ class InjectedFaultTest {
             "sendto:2=" + InjectedFaultProbe.LENGTH, "writev:2=2", "sendmsg");
     /** setsockopt's option name SO_KEEPALIVE (9 on Linux, whatever the architecture). */
     private static final List<String> SET_KEEPALIVE = List.of("setsockopt:2=9");
+    /** getsockopt's option name SO_RCVBUF (8), whose value the kernel sets (it doubles what it is given). */
+    private static final List<String> GET_RECEIVE_BUFFER = List.of("getsockopt:2=8");
     /**
      * setsockopt's option name IPV6_V6ONLY (26), which an IPv6 socket is opened with (dual stack),
      * as the default family's channels are where IPv6 is.
@@ -85,6 +87,7 @@ class InjectedFaultTest {
         faults.add(fault("ENOMEM", POLL, Operation.ACCEPT_WAITING, Operation.READ_WAITING));
         faults.add(fault("ENOBUFS", SEND_ONE_BYTE, Operation.SEND_URGENT_DATA));
         faults.add(fault("ENOBUFS", SET_KEEPALIVE, Operation.SET_KEEPALIVE));
+        faults.add(fault("ENOBUFS", GET_RECEIVE_BUFFER, Operation.GET_RECEIVE_BUFFER));
         faults.add(fault("EIO", FIONREAD, Operation.AVAILABLE));
         faults.add(fault("ENOBUFS", List.of("shutdown"), Operation.SHUTDOWN_OUTPUT));
         for (String errno : List.of("EMFILE", "ENOBUFS")) {
