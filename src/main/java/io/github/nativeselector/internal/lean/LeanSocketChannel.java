@@ -65,12 +65,12 @@ import java.util.concurrent.locks.Condition;
  * after them when needed, guards the fields so marked and every change of {@code state}, and is
  * never held while waiting. {@code state} is volatile so that a read or write on a connected
  * channel checks it without locking; its BLOCKING flag changes holding both I/O locks too, so that
- * it holds still for the holder of either, and its RESET and READ_FAILED flags holding the read lock. The I/O locks
- * are reentrant and uninterruptible, as the JDK's channel's are, and are fields of the channel
- * rather than objects of their own ({@link #lockIo}): a server takes both once per request, and
- * with them in the channel a request touches no memory beyond the channel's for them, and a
- * connection holds two objects fewer. Threads wait for them, and for {@code stateLock}, a {@link
- * ChannelLock}, by parking, so that a virtual thread waiting holds no monitor.
+ * it holds still for the holder of either, and its RESET and READ_FAILED flags holding the read
+ * lock. The I/O locks are reentrant and uninterruptible, as the JDK's channel's are, and are fields
+ * of the channel rather than objects of their own ({@link #lockIo}): a server takes both once per
+ * request, and with them in the channel a request touches no memory beyond the channel's for them,
+ * and a connection holds two objects fewer. Threads wait for them, and for {@code stateLock}, a
+ * {@link ChannelLock}, by parking, so that a virtual thread waiting holds no monitor.
  */
 final class LeanSocketChannel extends SocketChannel implements LeanChannel {
 
@@ -475,7 +475,10 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         return e;
     }
 
-    /** Throws what an earlier read left for this one, if {@code s} says it left something. The caller holds the read lock. */
+    /**
+     * Throws what an earlier read left for this one, if {@code s} says it left something. The
+     * caller holds the read lock.
+     */
     private void throwReadFailure(int s) throws IOException {
         if ((s & READ_FAILED) != 0) {
             IOException failure = deferredReadFailure;
