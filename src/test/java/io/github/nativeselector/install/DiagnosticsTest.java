@@ -73,8 +73,8 @@ class DiagnosticsTest {
 
     @Test
     void saysWhyIoUringIsUnavailableUnderSeccompAndStillSucceeds() throws Exception {
-        InstallChild.Result child = InstallChild.run(InstallChild.denyIoUringLauncher(),
-                InstallChild.testClassPath(), List.of("-Dnativeselector.batchThreshold=8"), Diagnostics.class);
+        InstallChild.Result child = InstallChild.runThrough(InstallChild.denyIoUringLauncher(),
+                List.of("-Dnativeselector.batchThreshold=8"), Diagnostics.class);
         assertEquals(0, child.exitCode(), child::toString);
         assertLine(child, "backend epoll", "available");
         String uring = line(child, "backend io_uring");

@@ -92,6 +92,6 @@ class UringFallbackTest {
         List<String> launcher = denyIoUring ? InstallChild.denyIoUringLauncher() : List.of();
         List<String> jvmArgs = new ArrayList<>(List.of(InstallChild.FLAG));
         jvmArgs.addAll(List.of(properties));
-        return InstallChild.run(launcher, InstallChild.testClassPath(), jvmArgs, UringFallbackProbe.class);
+        return InstallChild.runThrough(launcher, jvmArgs, UringFallbackProbe.class);
     }
 }

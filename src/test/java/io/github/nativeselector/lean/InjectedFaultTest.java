@@ -135,8 +135,8 @@ class InjectedFaultTest {
     }
 
     private static InstallChild.Result run(List<String> rules, String... operations) throws Exception {
-        InstallChild.Result child = InstallChild.run(InstallChild.failingSyscalls(rules.toArray(String[]::new)),
-                InstallChild.testClassPath(), List.of(), InjectedFaultProbe.class, operations);
+        InstallChild.Result child = InstallChild.runThrough(InstallChild.failingSyscalls(rules.toArray(String[]::new)),
+                List.of(), InjectedFaultProbe.class, operations);
         assertEquals(0, child.exitCode(), child::toString);
         return child;
     }
