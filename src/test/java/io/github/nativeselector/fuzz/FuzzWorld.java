@@ -15,6 +15,7 @@ import io.github.nativeselector.support.TestSelectors;
 import java.io.IOException;
 import java.nio.channels.AsynchronousCloseException;
 import java.nio.channels.CancelledKeyException;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
@@ -95,7 +96,8 @@ final class FuzzWorld implements AutoCloseable {
      * keeps its name.
      */
     private static String thrownName(Exception e) {
-        return e.getClass() == AsynchronousCloseException.class ? "ClosedChannelException" : e.getClass().getSimpleName();
+        Class<?> thrown = e.getClass() == AsynchronousCloseException.class ? ClosedChannelException.class : e.getClass();
+        return thrown.getSimpleName();
     }
 
     private String perform(FuzzStep step) throws Exception {
