@@ -27,7 +27,9 @@ import org.knowm.xchart.style.Styler;
 
 /**
  * The micro-benchmarks' results side by side: one row per benchmark and parameters, a column per
- * selector, and each selector's ratio to the JDK's epoll selector measured in the same run.
+ * selector, and each selector's ratio to the JDK's epoll selector measured in the same run. A
+ * benchmark of socket channels rather than selectors ({@code FileTransfer}) has a column per kind
+ * of channel instead ({@code channels}: the JDK's or lean ones), and lean's ratio to the JDK's.
  *
  * <pre>
  * java -cp native-selector-harness.jar io.github.nativeselector.bench.harness.JmhReport JMH_JSON PROBE OUT_DIR
@@ -41,13 +43,34 @@ import org.knowm.xchart.style.Styler;
 public final class JmhReport {
 
     private static final List<String> BACKENDS = Arrays.stream(SelectorKind.values()).map(SelectorKind::id).toList();
+    /** The values of a channel benchmark's {@code channels} parameter, the reference first. */
+    private static final List<String> CHANNELS = List.of("jdk", "lean");
+    /** The reference of both: the JDK's epoll selector, the JDK's socket channels. */
     private static final String JDK = SelectorKind.JDK.id();
     private static final List<String> ORDER = List.of("SelectCost.selectNow", "ReadyKeys.selectedKeys",
             "ReadyKeys.consumer", "Churn.registerCancel", "Churn.registerCancelBatch", "Churn.interestToggle",
-            "Wakeup.roundTrip", "Wakeup.wakeupThenSelect");
+            "Wakeup.roundTrip", "Wakeup.wakeupThenSelect", "FileTransfer.transferTo");
 
-    /** A benchmark with its parameters other than the backend. */
-    record Cell(String benchmark, String params, String unit, int readyKeys) {}
+    /**
+     * A benchmark with its parameters other than the one its columns compare: {@code backend}, or
+     * {@code channels} when {@code byChannels}.
+     */
+    record Cell(String benchmark, String params, String unit, int readyKeys, boolean byChannels) {
+
+        String comparedParam() {
+            return byChannels ? "channels" : "backend";
+        }
+
+        /** The columns: the selectors, or the kinds of channel. */
+        List<String> variants() {
+            return byChannels ? CHANNELS : BACKENDS;
+        }
+
+        /** Why a column has no figures, when it is a selector that did not open here. */
+        String unavailable(Map<String, String> unavailableBackends, String variant) {
+            return byChannels ? null : unavailableBackends.get(variant);
+        }
+    }
 
     private JmhReport() {}
 
@@ -84,17 +107,19 @@ public final class JmhReport {
             String full = (String) run.get("benchmark");
             String benchmark = full.substring(full.lastIndexOf('.', full.lastIndexOf('.') - 1) + 1);
             Map<String, Object> params = run.containsKey("params") ? Json.asMap(run.get("params")) : Map.of();
+            boolean byChannels = params.containsKey("channels");
+            String compared = byChannels ? "channels" : "backend";
             StringBuilder other = new StringBuilder();
             params.forEach((k, v) -> {
-                if (!k.equals("backend")) {
+                if (!k.equals(compared)) {
                     other.append(other.length() == 0 ? "" : " ").append(k).append('=').append(v);
                 }
             });
             int ready = params.containsKey("ready") ? Integer.parseInt((String) params.get("ready")) : 0;
             Map<String, Object> metric = Json.asMap(run.get("primaryMetric"));
-            Cell cell = new Cell(benchmark, other.toString(), (String) metric.get("scoreUnit"), ready);
+            Cell cell = new Cell(benchmark, other.toString(), (String) metric.get("scoreUnit"), ready, byChannels);
             List<Double> values = samples.computeIfAbsent(cell, k -> new LinkedHashMap<>())
-                    .computeIfAbsent((String) params.get("backend"), k -> new ArrayList<>());
+                    .computeIfAbsent((String) params.get(compared), k -> new ArrayList<>());
             for (Object fork : Json.asList(metric.get("rawData"))) {
                 for (Object value : Json.asList(fork)) {
                     values.add(((Number) value).doubleValue());
@@ -142,28 +167,29 @@ public final class JmhReport {
         return cell.readyKeys() > 0 ? stat.median() / cell.readyKeys() : stat.median();
     }
 
-    private static Double vsJdk(Map<String, Spread> stats, String backend) {
-        Spread mine = stats.get(backend);
+    private static Double vsJdk(Map<String, Spread> stats, String variant) {
+        Spread mine = stats.get(variant);
         Spread jdk = stats.get(JDK);
         return mine == null || jdk == null || jdk.median() == 0 ? null : mine.median() / jdk.median();
     }
 
     static List<String> csv(Map<Cell, Map<String, Spread>> cells, Map<String, String> unavailable) {
         List<String> lines = new ArrayList<>();
-        lines.add(Csv.line(List.of("benchmark", "params", "backend", "status", "unit", "median", "min", "max", "samples",
-                "ns_per_ready_key", "vs_jdk")));
+        lines.add(Csv.line(List.of("benchmark", "params", "variant", "compared", "status", "unit", "median", "min", "max",
+                "samples", "ns_per_ready_key", "vs_jdk")));
         cells.forEach((cell, stats) -> {
-            for (String backend : BACKENDS) {
-                Spread s = stats.get(backend);
+            for (String variant : cell.variants()) {
+                Spread s = stats.get(variant);
+                String unavailableBecause = cell.unavailable(unavailable, variant);
                 if (s != null) {
-                    lines.add(Csv.line(List.of(cell.benchmark(), cell.params(), backend, RunRecord.OK, cell.unit(),
-                            Csv.number(s.median(), 3), Csv.number(s.min(), 3), Csv.number(s.max(), 3),
-                            Integer.toString(s.samples()),
+                    lines.add(Csv.line(List.of(cell.benchmark(), cell.params(), variant, cell.comparedParam(),
+                            RunRecord.OK, cell.unit(), Csv.number(s.median(), 3), Csv.number(s.min(), 3),
+                            Csv.number(s.max(), 3), Integer.toString(s.samples()),
                             cell.readyKeys() > 0 ? Csv.number(figure(cell, s), 3) : "",
-                            Csv.number(vsJdk(stats, backend), 4))));
-                } else if (unavailable.containsKey(backend)) {
-                    lines.add(Csv.line(List.of(cell.benchmark(), cell.params(), backend, unavailable.get(backend),
-                            cell.unit(), "", "", "", "", "", "")));
+                            Csv.number(vsJdk(stats, variant), 4))));
+                } else if (unavailableBecause != null) {
+                    lines.add(Csv.line(List.of(cell.benchmark(), cell.params(), variant, cell.comparedParam(),
+                            unavailableBecause, cell.unit(), "", "", "", "", "", "")));
                 }
             }
         });
@@ -172,7 +198,8 @@ public final class JmhReport {
 
     static void print(Map<Cell, Map<String, Spread>> cells, Map<String, String> unavailable, PrintStream out) {
         out.println("Micro-benchmarks (JMH): ns per operation, median of all measured iterations;"
-                + " ReadyKeys: ns per ready key delivered; x/jdk: ratio to the JDK's epoll selector (below 1: cheaper)");
+                + " ReadyKeys: ns per ready key delivered; x/jdk: ratio to the JDK's epoll selector (below 1: cheaper);"
+                + " FileTransfer: a column per kind of socket channel, lean/jdk: ratio to the JDK's channels");
         unavailable.forEach((backend, reason) -> out.println("  " + backend + ": " + reason));
         String benchmark = "";
         for (Map.Entry<Cell, Map<String, Spread>> entry : cells.entrySet()) {
@@ -181,10 +208,10 @@ public final class JmhReport {
                 benchmark = cell.benchmark();
                 out.println();
                 out.printf(Locale.ROOT, "  %-28s", benchmark);
-                for (String b : BACKENDS) {
+                for (String b : cell.variants()) {
                     out.printf(Locale.ROOT, " %9s", b);
                 }
-                for (String b : BACKENDS) {
+                for (String b : cell.variants()) {
                     if (!b.equals(JDK)) {
                         out.printf(Locale.ROOT, " %13s", b + "/jdk");
                     }
@@ -192,12 +219,12 @@ public final class JmhReport {
                 out.println();
             }
             out.printf(Locale.ROOT, "  %-28s", cell.params().isEmpty() ? "-" : cell.params());
-            for (String b : BACKENDS) {
+            for (String b : cell.variants()) {
                 Spread s = entry.getValue().get(b);
-                out.printf(Locale.ROOT, " %9s", s == null ? (unavailable.containsKey(b) ? "n/a" : "-")
+                out.printf(Locale.ROOT, " %9s", s == null ? (cell.unavailable(unavailable, b) != null ? "n/a" : "-")
                         : String.format(Locale.ROOT, "%.1f", figure(cell, s)));
             }
-            for (String b : BACKENDS) {
+            for (String b : cell.variants()) {
                 if (!b.equals(JDK)) {
                     Double r = vsJdk(entry.getValue(), b);
                     out.printf(Locale.ROOT, " %13s", r == null ? "-" : String.format(Locale.ROOT, "%.2f", r));

@@ -5,6 +5,7 @@
 
 package io.github.nativeselector.bench.harness;
 
+import io.github.nativeselector.bench.selectors.CpuTime;
 import io.github.nativeselector.bench.selectors.SelectorStatsFields;
 import java.io.IOException;
 import java.nio.file.Files;

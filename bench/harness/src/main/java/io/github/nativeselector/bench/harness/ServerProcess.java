@@ -5,6 +5,7 @@
 
 package io.github.nativeselector.bench.harness;
 
+import io.github.nativeselector.bench.selectors.CpuTime;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -141,19 +142,14 @@ final class ServerProcess implements AutoCloseable {
 
     /** The server's CPU time so far, all its threads included. */
     CpuTime cpuTime() throws IOException, RunFailure {
-        String stat;
         try {
-            stat = Files.readString(Path.of("/proc", Long.toString(process.pid()), "stat"));
+            return CpuTime.read(Path.of("/proc", Long.toString(process.pid()), "stat"));
         } catch (IOException e) {
             if (!process.isAlive()) {
                 throw RunFailure.failed("the server exited (status " + process.exitValue() + "): " + lastLine(""));
             }
             throw e;
         }
-        // The command name (field 2) may hold spaces; the fields after it are plain numbers.
-        String[] after = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
-        // utime and stime are fields 14 and 15 of the line, 12 and 13 after the name (state is field 3).
-        return new CpuTime(Long.parseLong(after[11]), Long.parseLong(after[12]));
     }
 
     /** The server's counters now: empty fields when it keeps none. */

@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 
-package io.github.nativeselector.bench.harness;
+package io.github.nativeselector.bench.selectors;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
