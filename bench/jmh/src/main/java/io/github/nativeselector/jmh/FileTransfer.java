@@ -63,7 +63,13 @@ import org.openjdk.jmh.runner.IterationType;
 @Fork(value = 1, jvmArgsAppend = Fixtures.NATIVE_ACCESS)
 public class FileTransfer {
 
+    /**
+     * The settings the channels are opened with: the kind asked for, and the default backend,
+     * since lean channels need a native selector (in a run without forks the selector benchmarks
+     * before this one leave {@code nativeselector.backend} set).
+     */
     private static final String CHANNELS_PROPERTY = "nativeselector.channels";
+    private static final String BACKEND_PROPERTY = "nativeselector.backend";
     private static final Path PROCESS_STAT = Path.of("/proc/self/stat");
 
     @Param({"jdk", "lean"})
@@ -94,7 +100,8 @@ public class FileTransfer {
         }
         Files.write(file, content);
         source = FileChannel.open(file, StandardOpenOption.READ);
-        String before = System.setProperty(CHANNELS_PROPERTY, channels);
+        String channelsBefore = System.setProperty(CHANNELS_PROPERTY, channels);
+        String backendBefore = System.clearProperty(BACKEND_PROPERTY);
         try (ServerSocketChannel listener = new NativeSelectorProvider().openServerSocketChannel()) {
             boolean jdkChannel = listener.getClass().getName().startsWith("sun.nio.ch.");
             if (jdkChannel != channels.equals("jdk")) {
@@ -105,11 +112,16 @@ public class FileTransfer {
             reader = startReader(((InetSocketAddress) listener.getLocalAddress()).getPort());
             target = listener.accept();
         } finally {
-            if (before == null) {
-                System.clearProperty(CHANNELS_PROPERTY);
-            } else {
-                System.setProperty(CHANNELS_PROPERTY, before);
-            }
+            restore(CHANNELS_PROPERTY, channelsBefore);
+            restore(BACKEND_PROPERTY, backendBefore);
+        }
+    }
+
+    private static void restore(String property, String value) {
+        if (value == null) {
+            System.clearProperty(property);
+        } else {
+            System.setProperty(property, value);
         }
     }
 
