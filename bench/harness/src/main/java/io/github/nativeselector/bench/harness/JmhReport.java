@@ -58,6 +58,10 @@ public final class JmhReport {
     record Cell(String benchmark, String params, String unit, int readyKeys, boolean byChannels) {
 
         String comparedParam() {
+            return comparedParam(byChannels);
+        }
+
+        static String comparedParam(boolean byChannels) {
             return byChannels ? "channels" : "backend";
         }
 
@@ -107,8 +111,8 @@ public final class JmhReport {
             String full = (String) run.get("benchmark");
             String benchmark = full.substring(full.lastIndexOf('.', full.lastIndexOf('.') - 1) + 1);
             Map<String, Object> params = run.containsKey("params") ? Json.asMap(run.get("params")) : Map.of();
-            boolean byChannels = params.containsKey("channels");
-            String compared = byChannels ? "channels" : "backend";
+            boolean byChannels = params.containsKey(Cell.comparedParam(true));
+            String compared = Cell.comparedParam(byChannels);
             StringBuilder other = new StringBuilder();
             params.forEach((k, v) -> {
                 if (!k.equals(compared)) {
