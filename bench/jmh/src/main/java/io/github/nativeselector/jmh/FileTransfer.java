@@ -23,6 +23,7 @@ import java.util.BitSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -110,7 +111,7 @@ public class FileTransfer {
             }
             listener.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
             reader = startReader(((InetSocketAddress) listener.getLocalAddress()).getPort());
-            target = listener.accept();
+            target = acceptReader(listener);
         } finally {
             restore(CHANNELS_PROPERTY, channelsBefore);
             restore(BACKEND_PROPERTY, backendBefore);
@@ -134,8 +135,27 @@ public class FileTransfer {
                 .redirectError(ProcessBuilder.Redirect.INHERIT).start();
     }
 
+    /** The reader's connection, in blocking mode; fails if the reader ends or does not connect in 30 s. */
+    private SocketChannel acceptReader(ServerSocketChannel listener) throws IOException {
+        listener.configureBlocking(false);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        SocketChannel accepted;
+        while ((accepted = listener.accept()) == null) {
+            if (!reader.isAlive()) {
+                throw new IllegalStateException("the reader ended (exit status " + reader.exitValue() + ") before it connected");
+            }
+            if (System.nanoTime() > deadline) {
+                reader.destroyForcibly();
+                throw new IllegalStateException("the reader did not connect within 30 s");
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+        }
+        accepted.configureBlocking(true);
+        return accepted;
+    }
+
     /** The online CPUs this process may not run on, or all of them when it may run on every one. */
-    static String readerCpus() throws IOException {
+    private static String readerCpus() throws IOException {
         BitSet online = cpuList(Files.readString(Path.of("/sys/devices/system/cpu/online")));
         BitSet others = (BitSet) online.clone();
         for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
@@ -148,7 +168,7 @@ public class FileTransfer {
     }
 
     /** A CPU list as the kernel writes one: "0-3,8,10-11". */
-    static BitSet cpuList(String text) {
+    private static BitSet cpuList(String text) {
         BitSet cpus = new BitSet();
         for (String part : text.strip().split(",")) {
             int dash = part.indexOf('-');
