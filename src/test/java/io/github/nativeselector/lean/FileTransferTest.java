@@ -11,7 +11,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
@@ -145,10 +144,7 @@ class FileTransferTest {
     void transferToAfterTheConnectionIsResetFails(Impl impl) throws Exception {
         Path file = file(100_000, 16);
         try (Pair p = Pair.open(impl); FileChannel source = FileChannel.open(file, StandardOpenOption.READ)) {
-            p.client.setOption(StandardSocketOptions.SO_LINGER, 0);
-            p.client.close(); // a close with linger 0 resets the connection
-            p.accepted.configureBlocking(false);
-            Bytes.awaitReadable(p.accepted);
+            p.resetByClient();
             assertEquals("java.io.IOException: Connection reset by peer",
                     Outcome.of(() -> source.transferTo(0, 100_000, p.accepted)));
             assertEquals("java.io.IOException: Broken pipe", Outcome.of(() -> source.transferTo(0, 100_000, p.accepted)));

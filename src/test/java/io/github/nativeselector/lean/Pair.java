@@ -55,10 +55,22 @@ final class Pair implements AutoCloseable {
      * leaves the client non-blocking.
      */
     void resetByAccepted() throws IOException {
-        accepted.setOption(StandardSocketOptions.SO_LINGER, 0);
-        accepted.close(); // a close with linger 0 resets the connection
-        client.configureBlocking(false);
-        Bytes.awaitReadable(client);
+        reset(accepted, client);
+    }
+
+    /**
+     * Resets the connection from the client's side, and waits until the accepted channel has the
+     * reset; leaves the accepted channel non-blocking.
+     */
+    void resetByClient() throws IOException {
+        reset(client, accepted);
+    }
+
+    private static void reset(SocketChannel closing, SocketChannel peer) throws IOException {
+        closing.setOption(StandardSocketOptions.SO_LINGER, 0);
+        closing.close(); // a close with linger 0 resets the connection
+        peer.configureBlocking(false);
+        Bytes.awaitReadable(peer);
     }
 
     @Override

@@ -7,6 +7,7 @@ package io.github.nativeselector.jmh;
 
 import io.github.nativeselector.NativeSelectorProvider;
 import io.github.nativeselector.bench.selectors.CpuTime;
+import io.github.nativeselector.bench.selectors.SystemProperties;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
@@ -22,6 +23,7 @@ import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
@@ -64,13 +66,6 @@ import org.openjdk.jmh.runner.IterationType;
 @Fork(value = 1, jvmArgsAppend = Fixtures.NATIVE_ACCESS)
 public class FileTransfer {
 
-    /**
-     * The settings the channels are opened with: the kind asked for, and the default backend,
-     * since lean channels need a native selector (in a run without forks the selector benchmarks
-     * before this one leave {@code nativeselector.backend} set).
-     */
-    private static final String CHANNELS_PROPERTY = "nativeselector.channels";
-    private static final String BACKEND_PROPERTY = "nativeselector.backend";
     private static final Path PROCESS_STAT = Path.of("/proc/self/stat");
 
     @Param({"jdk", "lean"})
@@ -101,9 +96,9 @@ public class FileTransfer {
         }
         Files.write(file, content);
         source = FileChannel.open(file, StandardOpenOption.READ);
-        String channelsBefore = System.setProperty(CHANNELS_PROPERTY, channels);
-        String backendBefore = System.clearProperty(BACKEND_PROPERTY);
-        try (ServerSocketChannel listener = new NativeSelectorProvider().openServerSocketChannel()) {
+        ServerSocketChannel listener = SystemProperties.with(Map.of("nativeselector.channels", channels),
+                () -> new NativeSelectorProvider().openServerSocketChannel());
+        try (listener) {
             boolean jdkChannel = listener.getClass().getName().startsWith("sun.nio.ch.");
             if (jdkChannel != channels.equals("jdk")) {
                 throw new IllegalStateException("channels=" + channels + " opened " + listener.getClass().getName()
@@ -112,17 +107,6 @@ public class FileTransfer {
             listener.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
             reader = startReader(((InetSocketAddress) listener.getLocalAddress()).getPort());
             target = acceptReader(listener);
-        } finally {
-            restore(CHANNELS_PROPERTY, channelsBefore);
-            restore(BACKEND_PROPERTY, backendBefore);
-        }
-    }
-
-    private static void restore(String property, String value) {
-        if (value == null) {
-            System.clearProperty(property);
-        } else {
-            System.setProperty(property, value);
         }
     }
 

@@ -11,6 +11,8 @@ import java.io.IOException;
 import java.nio.channels.Selector;
 import java.nio.channels.spi.SelectorProvider;
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Collectors;
 
@@ -90,7 +92,7 @@ public enum SelectorKind {
      * Opens a selector of this kind; {@code batchThreshold} is {@code nativeselector.batchThreshold}
      * (0: the library's default; the JDK's selectors have none). The native backends read their settings from system
      * properties when a selector is opened, so selectors of different settings must be opened
-     * one after another, not concurrently.
+     * one after another, not concurrently; the properties are put back as they were after each.
      *
      * @throws IOException or a runtime exception saying why when the selector cannot be opened
      * @throws IllegalStateException when the selector opened is not of this kind
@@ -102,13 +104,10 @@ public enum SelectorKind {
         } else {
             // The library's "jdk" backend is the JDK's built-in selector, whatever the JVM's
             // default provider is.
-            System.setProperty("nativeselector.backend", id);
-            if (batchThreshold > 0) {
-                System.setProperty("nativeselector.batchThreshold", Integer.toString(batchThreshold));
-            } else {
-                System.clearProperty("nativeselector.batchThreshold");
-            }
-            selector = new NativeSelectorProvider().openSelector();
+            Map<String, String> settings = new HashMap<>();
+            settings.put("nativeselector.backend", id);
+            settings.put("nativeselector.batchThreshold", batchThreshold > 0 ? Integer.toString(batchThreshold) : null);
+            selector = SystemProperties.with(settings, () -> new NativeSelectorProvider().openSelector());
         }
         String got = backendOf(selector);
         if (!got.equals(id)) {
