@@ -6,19 +6,25 @@
 package io.github.nativeselector.lean;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.github.nativeselector.support.RaceSupport;
 import java.io.InputStream;
 import java.net.ServerSocket;
 import java.net.SocketTimeoutException;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.BrokenBarrierException;
+import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Timeout;
@@ -219,6 +225,65 @@ class VirtualThreadTest {
     void interruptEndsBlockedOperations(Impl impl) throws Exception {
         for (BlockingTest.Op op : BlockingTest.Op.values()) {
             BlockingTest.assertInterruptEnds(impl, op, true);
+        }
+    }
+
+    /**
+     * An interrupt of a virtual thread blocked reading, made as the byte it waits for arrives,
+     * round after round. The reader is inside a {@code synchronized} block, which on Java 21 pins
+     * it to its carrier: waking it then takes its interrupt lock, which the interrupt holds while
+     * it closes the channel. A wake made while holding a lock that the close needs would leave
+     * both waiting for ever, and every virtual thread of the JVM that waits for a lean channel
+     * with them. Each round ends with the byte read or the channel closed by the interrupt.
+     */
+    @ParameterizedTest
+    @MethodSource(Impl.ALL)
+    void interruptAsDataArrivesForAPinnedReader(Impl impl) throws Exception {
+        for (int round = 0; round < 300; round++) {
+            Object monitor = new Object();
+            Pair p = Pair.open(impl);
+            BlockedCall<Integer> read = BlockedCall.start(true, () -> {
+                synchronized (monitor) {
+                    return p.accepted.read(ByteBuffer.allocate(1));
+                }
+            });
+            Thread interrupter = null;
+            try {
+                while (read.thread.getState() != Thread.State.WAITING) {
+                    assertTrue(read.thread.isAlive(), "the reader ended before it blocked");
+                    Thread.onSpinWait();
+                }
+                CyclicBarrier together = new CyclicBarrier(2);
+                interrupter = new Thread(() -> {
+                    awaitQuietly(together);
+                    read.thread.interrupt();
+                });
+                interrupter.start();
+                awaitQuietly(together);
+                p.client.write(ByteBuffer.wrap(new byte[] {1}));
+                interrupter.join(BlockedCall.WAIT_MS);
+                assertFalse(interrupter.isAlive(), "the interrupt did not end in round " + round
+                        + "; it is at:\n" + RaceSupport.stackOf(interrupter));
+                if (read.threw()) {
+                    assertSame(ClosedByInterruptException.class, read.failure().getClass(), "round " + round);
+                } else {
+                    assertEquals(1, read.get(), "round " + round);
+                }
+            } finally {
+                // A hung interrupt holds the channel's close lock: closing it would wait as well.
+                if (interrupter == null || !interrupter.isAlive()) {
+                    read.close();
+                    p.close();
+                }
+            }
+        }
+    }
+
+    private static void awaitQuietly(CyclicBarrier barrier) {
+        try {
+            barrier.await();
+        } catch (InterruptedException | BrokenBarrierException e) {
+            throw new AssertionError(e);
         }
     }
 

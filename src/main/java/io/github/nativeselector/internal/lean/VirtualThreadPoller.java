@@ -26,8 +26,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * arm again or it would sleep on a disabled registration.
  *
  * <p>Locking: {@code lock} guards {@code waiters} and {@code failure}, and is held around arming
- * so that a registration never lacks the events of a waiter in the map. No thread parks while
- * holding it. The poller's thread is started once, under the class's {@code START} lock.
+ * so that a registration never lacks the events of a waiter in the map. No thread parks or
+ * unparks while holding it: on Java 21, unparking a virtual thread pinned to its carrier takes
+ * that thread's interrupt lock, which {@code Thread.interrupt} holds while it closes the thread's
+ * channel, and the close comes here to wake the channel's waiters. The poller's thread is started
+ * once, under the class's {@code START} lock.
  */
 final class VirtualThreadPoller {
 
@@ -42,6 +45,8 @@ final class VirtualThreadPoller {
     private final ReentrantLock lock = new ReentrantLock();
     private final Map<Integer, List<Waiter>> waiters = new HashMap<>();
     private Throwable failure;
+    /** The threads a batch of ready descriptors wakes; the poller's thread's alone. */
+    private final List<Thread> woken = new ArrayList<>();
 
     /** A parked thread and what it waits for. */
     private record Waiter(Thread thread, int events) {
@@ -130,15 +135,14 @@ final class VirtualThreadPoller {
      * so that nothing of it is left armed once they have gone.
      */
     void wake(int fd) {
+        List<Thread> threads = new ArrayList<>(2);
         lock.lock();
         try {
             List<Waiter> list = waiters.get(fd);
             if (list == null) {
                 return;
             }
-            for (Waiter waiter : list) {
-                LockSupport.unpark(waiter.thread());
-            }
+            addThreads(list, threads);
             try {
                 Sockets.pollerDisarm(epfd, fd);
             } catch (IOException e) {
@@ -147,6 +151,7 @@ final class VirtualThreadPoller {
         } finally {
             lock.unlock();
         }
+        unparkAll(threads);
     }
 
     /** Whether a thread waits for {@code fd} now. */
@@ -180,29 +185,42 @@ final class VirtualThreadPoller {
             for (int i = 0; i < n; i++) {
                 List<Waiter> list = waiters.get(ready[i]);
                 if (list != null) {
-                    for (Waiter waiter : list) {
-                        LockSupport.unpark(waiter.thread());
-                    }
+                    addThreads(list, woken);
                 }
             }
         } finally {
             lock.unlock();
         }
+        unparkAll(woken);
     }
 
     /** Without its thread no waiter would wake: all are woken and every later wait fails. */
     private void fail(Throwable e) {
+        List<Thread> threads = new ArrayList<>();
         lock.lock();
         try {
             failure = e;
             for (List<Waiter> list : waiters.values()) {
-                for (Waiter waiter : list) {
-                    LockSupport.unpark(waiter.thread());
-                }
+                addThreads(list, threads);
             }
         } finally {
             lock.unlock();
         }
+        unparkAll(threads);
+    }
+
+    private static void addThreads(List<Waiter> list, List<Thread> threads) {
+        for (Waiter waiter : list) {
+            threads.add(waiter.thread());
+        }
+    }
+
+    /** Unparks {@code threads}, without holding {@code lock}, and empties the list. */
+    private static void unparkAll(List<Thread> threads) {
+        for (Thread thread : threads) {
+            LockSupport.unpark(thread);
+        }
+        threads.clear();
     }
 
     private void leave(int fd, Waiter waiter) {
