@@ -404,18 +404,19 @@ final class LeanServerSocketChannel extends ServerSocketChannel implements LeanC
     @Override
     public String toString() {
         StringBuilder sb = new StringBuilder(getClass().getName()).append('[');
-        if (!isOpen()) {
-            sb.append("closed");
-        } else {
-            stateLock.lock();
-            try {
+        // Open under stateLock, the descriptor stays open until the lock is let go.
+        stateLock.lock();
+        try {
+            if (!isOpen()) {
+                sb.append("closed");
+            } else {
                 InetSocketAddress local = (state & BOUND) == 0 ? null : knownLocalAddress();
                 sb.append(local == null ? "unbound" : local.toString());
-            } catch (IOException e) {
-                sb.append("unbound");
-            } finally {
-                stateLock.unlock();
             }
+        } catch (IOException e) {
+            sb.append("unbound");
+        } finally {
+            stateLock.unlock();
         }
         return sb.append(']').toString();
     }

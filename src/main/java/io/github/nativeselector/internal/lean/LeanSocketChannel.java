@@ -504,7 +504,12 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         try {
             int s = state;
             if ((s & WRITE_CHECKS) == CONNECTED) {
-                int n = transferOnce(src, false);
+                int n;
+                try {
+                    n = transferOnce(src, false);
+                } catch (IOException e) {
+                    throw overtakenByShutdown(e);
+                }
                 return n > 0 ? n : nothingWritten();
             }
             return (int) writeOtherwise(s, () -> transferOnce(src, false));
@@ -520,7 +525,12 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         try {
             int s = state;
             if ((s & WRITE_CHECKS) == CONNECTED) {
-                long n = transferOnce(srcs, offset, length, false);
+                long n;
+                try {
+                    n = transferOnce(srcs, offset, length, false);
+                } catch (IOException e) {
+                    throw overtakenByShutdown(e);
+                }
                 return n > 0 ? n : nothingWritten();
             }
             return writeOtherwise(s, () -> transferOnce(srcs, offset, length, false));
@@ -535,6 +545,14 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
             throw new AsynchronousCloseException();
         }
         return 0;
+    }
+
+    /**
+     * What a non-blocking write whose send failed with {@code e} throws: if shutdownOutput on
+     * another thread overtook the send (EPIPE), AsynchronousCloseException, as a write after it.
+     */
+    private IOException overtakenByShutdown(IOException e) {
+        return outputShutUnderway() ? new AsynchronousCloseException() : e;
     }
 
     /** A write off the fast path: the channel is not open and connected, or blocking, or its output is shut. */
@@ -1335,11 +1353,12 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
     @Override
     public String toString() {
         StringBuilder sb = new StringBuilder(SocketChannel.class.getName()).append('[');
-        if (!isOpen()) {
-            sb.append("closed");
-        } else {
-            stateLock.lock();
-            try {
+        // Open under stateLock, the descriptor stays open until the lock is let go.
+        stateLock.lock();
+        try {
+            if (!isOpen()) {
+                sb.append("closed");
+            } else {
                 int s = state;
                 switch (s & PHASE) {
                     case UNCONNECTED:
@@ -1361,14 +1380,14 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
                         break;
                 }
                 appendAddresses(sb);
-            } finally {
-                stateLock.unlock();
             }
+        } finally {
+            stateLock.unlock();
         }
         return sb.append(']').toString();
     }
 
-    /** Holding stateLock; an address the kernel cannot give is left out. */
+    /** Holding stateLock, open; an address the kernel cannot give is left out. */
     private void appendAddresses(StringBuilder sb) {
         try {
             InetSocketAddress local = knownLocalAddress();
