@@ -27,10 +27,12 @@ import static org.junit.jupiter.api.Assertions.fail;
 import io.github.nativeselector.internal.BuiltInProvider;
 import io.github.nativeselector.support.ContractChannels;
 import io.github.nativeselector.support.ContractSupport.Background;
+import io.github.nativeselector.support.RaceSupport;
 import io.github.nativeselector.support.TestSelectors;
 import java.io.IOException;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.IllegalSelectorException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
@@ -43,6 +45,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -66,6 +69,52 @@ class SelectorTest {
     static Stream<Arguments> selectors() {
         return Stream.concat(Stream.of(Arguments.of(Impl.JDK, TestSelectors.JDK)),
                 TestSelectors.natives().map(s -> Arguments.of(Impl.LEAN, s)));
+    }
+
+    /**
+     * A registered non-blocking lean channel whose key one thread cancels and then closes it,
+     * while the selector's thread selects, and so deregisters the key and may finish the close
+     * ({@code kill}), and a third thread reads in a loop: the reader ends with
+     * ClosedChannelException, never with the kernel's failure for a descriptor closed under it
+     * (which could as well have read another socket's bytes, once its number was given out
+     * again). The adaptor makes the close ask the kernel for the local address, and a short spin
+     * that grows from round to round moves the close against the select, to widen the race. The
+     * JDK's channels are not run: on JDK 17 theirs fail it within a few rounds ("Bad file
+     * descriptor"), their deferred close not waiting for a read under way.
+     */
+    @ParameterizedTest
+    @MethodSource("io.github.nativeselector.support.TestSelectors#natives")
+    void closeFinishedBySelectorWhileAThreadReads(TestSelectors selectors) throws Exception {
+        for (int round = 0; round < 300; round++) {
+            try (Selector selector = selectors.open(); Pair p = Pair.open(Impl.LEAN)) {
+                p.accepted.configureBlocking(false);
+                p.accepted.socket();
+                SelectionKey key = p.accepted.register(selector, OP_READ);
+                AtomicReference<Throwable> readerEnd = new AtomicReference<>();
+                Thread reader = RaceSupport.start("reader", readerEnd, () -> {
+                    ByteBuffer buffer = ByteBuffer.allocate(16);
+                    while (true) {
+                        p.accepted.read(buffer.clear());
+                    }
+                });
+                AtomicReference<Throwable> selectorFailure = new AtomicReference<>();
+                Thread selecting = RaceSupport.start("selector", selectorFailure, () -> {
+                    while (key.channel().isRegistered() || key.channel().isOpen()) {
+                        selector.selectNow();
+                    }
+                });
+                key.cancel();
+                for (int spin = round % 32; spin > 0; spin--) {
+                    Thread.onSpinWait();
+                }
+                p.accepted.close();
+                RaceSupport.joinWithin(reader, "the reader after the close");
+                RaceSupport.joinWithin(selecting, "the selector after the close");
+                assertNull(selectorFailure.get(), "round " + round);
+                Throwable e = readerEnd.get();
+                assertTrue(e instanceof ClosedChannelException, "round " + round + ": the reader ended with " + e);
+            }
+        }
     }
 
     @ParameterizedTest

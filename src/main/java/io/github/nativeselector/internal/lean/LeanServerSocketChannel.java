@@ -356,7 +356,12 @@ final class LeanServerSocketChannel extends ServerSocketChannel implements LeanC
 
     @Override
     public void kill() {
-        // A thread still accepting holds it; it may close the descriptor itself.
+        if ((state & PHASE) != CLOSING) {
+            // The close has not begun, or has ended: the closing thread closes the descriptor.
+            return;
+        }
+        // A thread that takes the accept lock from now on finds the channel closing; a thread
+        // still accepting holds it, and may close the descriptor itself.
         acceptLock.lock();
         acceptLock.unlock();
         stateLock.lock();

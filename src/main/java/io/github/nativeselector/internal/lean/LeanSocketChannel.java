@@ -1296,7 +1296,14 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
 
     @Override
     public void kill() {
-        // Threads still in an operation hold these; the last of them may close the descriptor itself.
+        if ((state & PHASE) != CLOSING) {
+            // The close has not begun, or has ended: the closing thread closes the descriptor.
+            return;
+        }
+        // A thread that takes an I/O lock from now on finds the channel closing and leaves the
+        // descriptor alone; threads still in an operation hold them, and the last of those may
+        // close the descriptor itself. Waited for before CLOSING, a read could start after the
+        // wait, see the channel connected, and meet the descriptor closed under it.
         lockIo(true);
         unlockIo(true);
         lockIo(false);
