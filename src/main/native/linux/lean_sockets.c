@@ -261,12 +261,6 @@ int lean_poller_arm(int epfd, int fd, int events)
     return err == -EEXIST ? poller_ctl(epfd, EPOLL_CTL_MOD, fd, &event) : err;
 }
 
-int lean_poller_disarm(int epfd, int fd)
-{
-    int err = poller_ctl(epfd, EPOLL_CTL_DEL, fd, NULL);
-    return err == -ENOENT || err == -EBADF ? 0 : err;
-}
-
 int lean_poller_wait(int epfd, int *fds, int capacity, int timeout_ms)
 {
     if (capacity <= 0)

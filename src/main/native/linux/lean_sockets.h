@@ -60,8 +60,11 @@
  *   lean_poller_create   epoll_create1(EPOLL_CLOEXEC).
  *   lean_poller_arm      EPOLL_CTL_MOD to EPOLLONESHOT|events, or EPOLL_CTL_ADD when the fd was never
  *                        added (ENOENT): a re-arm, the common case, is one system call.
- *   lean_poller_disarm   EPOLL_CTL_DEL; an fd not there, or already closed, is not an error.
  *   lean_poller_wait     epoll_wait for up to LEAN_POLLER_MAX_EVENTS fds, copied into `fds`.
+ *
+ * Nothing takes an fd out: a socket shut down (by a close with threads waiting, or by a shutdown of
+ * a direction) reports readiness or a hang-up, which fires its entry and so wakes its waiters, and
+ * the kernel drops the entry when the socket is closed.
  *
  * Every function returns >= 0 on success and -errno on failure. A negative fd is -EBADF, as the
  * kernel says (lean_poll and lean_finish_connect check it themselves: poll(2) would skip it and
@@ -123,7 +126,6 @@ int lean_get_linger(int fd, int *seconds);
 
 int lean_poller_create(void);
 int lean_poller_arm(int epfd, int fd, int events);
-int lean_poller_disarm(int epfd, int fd);
 int lean_poller_wait(int epfd, int *fds, int capacity, int timeout_ms);
 
 /*

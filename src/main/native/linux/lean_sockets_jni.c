@@ -505,16 +505,6 @@ static void JNICALL sockets_poller_arm(JNIEnv *env, jclass cls, jint epfd, jint 
         ns_throw_errno(env, "java/io/IOException", -err);
 }
 
-static void JNICALL sockets_poller_disarm(JNIEnv *env, jclass cls, jint epfd, jint fd)
-{
-    (void)cls;
-    if (bad_fd(env, epfd) || bad_fd(env, fd))
-        return;
-    int err = lean_poller_disarm(epfd, fd);
-    if (err < 0)
-        ns_throw_errno(env, "java/io/IOException", -err);
-}
-
 static jint JNICALL sockets_poller_wait(JNIEnv *env, jclass cls, jint epfd, jintArray ready_fds, jint timeout_ms)
 {
     (void)cls;
@@ -566,7 +556,6 @@ static const JNINativeMethod sockets_methods[] = {
     { "getLinger", "(I)I", (void *)sockets_get_linger },
     { "pollerCreate", "()I", (void *)sockets_poller_create },
     { "pollerArm", "(III)V", (void *)sockets_poller_arm },
-    { "pollerDisarm", "(II)V", (void *)sockets_poller_disarm },
     { "pollerWait", "(I[II)I", (void *)sockets_poller_wait },
 };
 

@@ -301,8 +301,13 @@ class BlockingTest {
     @ParameterizedTest
     @MethodSource(Impl.ALL)
     void shutdownInputEndsABlockedRead(Impl impl) throws Exception {
+        assertShutdownInputEndsARead(impl, false);
+    }
+
+    /** shutdownInput ends a read blocked on a platform or a {@code virtual} thread with the end of the stream. */
+    static void assertShutdownInputEndsARead(Impl impl, boolean virtual) throws Exception {
         try (Pair p = Pair.open(impl);
-                BlockedCall<Integer> read = BlockedCall.start(() -> p.client.read(ByteBuffer.allocate(8)))) {
+                BlockedCall<Integer> read = BlockedCall.start(virtual, () -> p.client.read(ByteBuffer.allocate(8)))) {
             read.awaitBlockedIn(p.client);
             p.client.shutdownInput();
             assertEquals(-1, read.get(), "a read blocked when input is shut down reads end of stream");
@@ -314,9 +319,14 @@ class BlockingTest {
     @ParameterizedTest
     @MethodSource(Impl.ALL)
     void shutdownOutputEndsABlockedWrite(Impl impl) throws Exception {
+        assertShutdownOutputEndsAWrite(impl, false);
+    }
+
+    /** shutdownOutput ends a write blocked on a platform or a {@code virtual} thread, the channel left open. */
+    static void assertShutdownOutputEndsAWrite(Impl impl, boolean virtual) throws Exception {
         try (Pair p = Pair.open(impl)) {
             p.client.setOption(StandardSocketOptions.SO_SNDBUF, 64 * 1024);
-            try (BlockedCall<Long> write = BlockedCall.start(() -> {
+            try (BlockedCall<Long> write = BlockedCall.start(virtual, () -> {
                 ByteBuffer big = ByteBuffer.allocate(16 << 20);
                 long total = 0;
                 while (!p.client.socket().isOutputShutdown()) {

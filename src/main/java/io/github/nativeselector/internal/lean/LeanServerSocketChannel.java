@@ -320,9 +320,9 @@ final class LeanServerSocketChannel extends ServerSocketChannel implements LeanC
             state = (state & ~PHASE) | CLOSING;
             threadWaiting = acceptThread != null;
             if (threadWaiting) {
-                // A parked virtual thread is woken through the poller, a platform thread in
-                // poll(2) by the shutdown, which also stops the listening.
-                ReadinessWait.wakeVirtualThreads(fd);
+                // The shutdown stops the listening, which makes the socket ready for the
+                // accepting thread: it ends a platform thread's poll(2) and fires a virtual
+                // thread's registration with the poller, whose thread unparks it holding no lock.
                 Sockets.shutdown(fd, Sockets.SHUT_RDWR);
             }
         } finally {

@@ -1007,11 +1007,10 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
                 throw new NotYetConnectedException();
             }
             if ((s & flag) == 0) {
+                // Wakes a thread waiting in this direction: the shutdown makes the socket ready
+                // for it, which ends a platform thread's poll(2) and fires a virtual thread's
+                // registration with the poller.
                 Sockets.shutdown(fd, how);
-                Thread waiting = flag == INPUT_SHUT ? readerThread : writerThread;
-                if (waiting != null) {
-                    ReadinessWait.wakeVirtualThreads(fd);
-                }
                 state = s | flag;
             }
         } finally {
@@ -1222,9 +1221,9 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
             state = (s & ~PHASE) | CLOSING;
             threadsWaiting = readerThread != null || writerThread != null;
             if (threadsWaiting) {
-                // A parked virtual thread is woken through the poller, a platform thread in
-                // poll(2) by the shutdown.
-                ReadinessWait.wakeVirtualThreads(fd);
+                // The shutdown makes the socket ready for every waiter: it ends a platform
+                // thread's poll(2) and fires a virtual thread's registration with the poller,
+                // whose thread unparks it holding no lock (see VirtualThreadPoller).
                 Sockets.shutdown(fd, Sockets.SHUT_RDWR);
             }
         } finally {

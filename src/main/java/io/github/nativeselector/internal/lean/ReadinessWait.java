@@ -58,14 +58,6 @@ final class ReadinessWait {
         }
     }
 
-    /**
-     * Wakes the virtual threads waiting for {@code fd}, which closing or shutting down the
-     * socket needs: a platform thread in poll(2) wakes by itself when the socket is shut down.
-     */
-    static void wakeVirtualThreads(int fd) {
-        VirtualThreadPoller.wakeIfStarted(fd);
-    }
-
     /** Never 0 for a wait of less than a millisecond, which would spin instead of waiting. */
     private static int roundUpToMillis(long nanos) {
         long millis = TimeUnit.NANOSECONDS.toMillis(nanos);

@@ -196,9 +196,6 @@ public final class Sockets {
      */
     static native void pollerArm(int epfd, int fd, int events) throws IOException;
 
-    /** Stops watching {@code fd}; one not watched, or closed, is no error. */
-    static native void pollerDisarm(int epfd, int fd) throws IOException;
-
     /**
      * Waits up to {@code timeoutMillis} (-1: for ever) for armed fds to be ready: their number (at
      * most 256, and at most {@code readyFds.length}), copied into {@code readyFds}, or {@link #INTERRUPTED}.

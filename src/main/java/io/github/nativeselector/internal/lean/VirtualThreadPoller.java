@@ -18,8 +18,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * platform thread, on which a waiter arms its descriptor one-shot (EPOLLONESHOT) and then parks.
  * When the descriptor fires, every thread waiting for it is unparked and each tries its operation
  * again; one that still cannot proceed arms again. A virtual thread thus never blocks its carrier
- * in a system call. A registration left behind by waiters that have gone is disabled once it
- * fires, and the kernel drops it when the socket is closed.
+ * in a system call. A channel that is closed or shut down under its waiters shuts the socket
+ * down, which makes it ready for all of them and so fires their registration: they are woken here
+ * like any other. A registration left behind by waiters that have gone is disabled once it fires,
+ * and the kernel drops it when the socket is closed.
  *
  * <p>All waiters of a descriptor are woken, whichever event fired, because a reader and a writer
  * share one registration: the events armed are the union of theirs, and the one not served must
@@ -29,8 +31,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * so that a registration never lacks the events of a waiter in the map. No thread parks or
  * unparks while holding it: on Java 21, unparking a virtual thread pinned to its carrier takes
  * that thread's interrupt lock, which {@code Thread.interrupt} holds while it closes the thread's
- * channel, and the close comes here to wake the channel's waiters. The poller's thread is started
- * once, under the class's {@code START} lock.
+ * channel, and that close arms and leaves here too. The poller's thread is started once, under the
+ * class's {@code START} lock.
  */
 final class VirtualThreadPoller {
 
@@ -84,14 +86,6 @@ final class VirtualThreadPoller {
         return poller;
     }
 
-    /** Unparks the threads waiting for {@code fd}, if the poller ever ran; see {@link #wake}. */
-    static void wakeIfStarted(int fd) {
-        VirtualThreadPoller poller = started;
-        if (poller != null) {
-            poller.wake(fd);
-        }
-    }
-
     /**
      * Parks the current thread until {@code fd} may be ready for {@code events} (Sockets.POLLIN,
      * POLLOUT), for at most {@code nanos} when more than 0. May return early: the caller checks.
@@ -128,30 +122,6 @@ final class VirtualThreadPoller {
                 lock.unlock();
             }
         }
-    }
-
-    /**
-     * For a socket being closed or shut down: unparks its waiters and removes its registration,
-     * so that nothing of it is left armed once they have gone.
-     */
-    void wake(int fd) {
-        List<Thread> threads = new ArrayList<>(2);
-        lock.lock();
-        try {
-            List<Waiter> list = waiters.get(fd);
-            if (list == null) {
-                return;
-            }
-            addThreads(list, threads);
-            try {
-                Sockets.pollerDisarm(epfd, fd);
-            } catch (IOException e) {
-                // Woken all the same; the registration goes when the socket is closed.
-            }
-        } finally {
-            lock.unlock();
-        }
-        unparkAll(threads);
     }
 
     /** Whether a thread waits for {@code fd} now. */
