@@ -358,10 +358,11 @@ class ReadWriteTest {
      * Non-blocking writes, one after another, while another thread shuts the output down: the
      * write that the shutdown overtakes, whose send fails with EPIPE, throws what a write after
      * the shutdown throws, AsynchronousCloseException, and not the send's "Broken pipe"; single
-     * and gathering writes in turn. Round after round, so that the shutdown lands inside a send. The JDK's channel mostly does so too,
-     * but it looks for the shutdown without its state lock, and when that look comes between the
-     * shutdown's system call and its marking the output shut, its write says "Broken pipe"
-     * (seen in about one round in a hundred); a lean channel waits for the mark.
+     * and gathering writes in turn, round after round, so that the shutdown lands inside a send.
+     * The JDK's channel mostly does so too, but it looks for the shutdown without its state lock,
+     * and when that look comes between the shutdown's system call and its marking the output
+     * shut, its write says "Broken pipe" (seen in about one round in a hundred); a lean channel
+     * waits for the mark.
      */
     @ParameterizedTest
     @MethodSource(Impl.ALL)

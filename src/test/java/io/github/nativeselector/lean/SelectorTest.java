@@ -99,7 +99,7 @@ class SelectorTest {
                 });
                 AtomicReference<Throwable> selectorFailure = new AtomicReference<>();
                 Thread selecting = RaceSupport.start("selector", selectorFailure, () -> {
-                    while (key.channel().isRegistered() || key.channel().isOpen()) {
+                    while (p.accepted.isRegistered() || p.accepted.isOpen()) {
                         selector.selectNow();
                     }
                 });

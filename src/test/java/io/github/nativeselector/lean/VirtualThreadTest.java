@@ -23,9 +23,9 @@ import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.BrokenBarrierException;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -259,12 +259,11 @@ class VirtualThreadTest {
                     Thread.onSpinWait();
                 }
                 CyclicBarrier together = new CyclicBarrier(2);
-                interrupter = new Thread(() -> {
-                    awaitQuietly(together);
+                interrupter = RaceSupport.start("interrupter", new AtomicReference<>(), () -> {
+                    together.await();
                     read.thread.interrupt();
                 });
-                interrupter.start();
-                awaitQuietly(together);
+                together.await();
                 p.client.write(ByteBuffer.wrap(new byte[] {1}));
                 interrupter.join(BlockedCall.WAIT_MS);
                 assertFalse(interrupter.isAlive(), "the interrupt did not end in round " + round
@@ -289,14 +288,6 @@ class VirtualThreadTest {
     void shutdownEndsBlockedTransfers(Impl impl) throws Exception {
         BlockingTest.assertShutdownInputEndsARead(impl, true);
         BlockingTest.assertShutdownOutputEndsAWrite(impl, true);
-    }
-
-    private static void awaitQuietly(CyclicBarrier barrier) {
-        try {
-            barrier.await();
-        } catch (InterruptedException | BrokenBarrierException e) {
-            throw new AssertionError(e);
-        }
     }
 
     @ParameterizedTest

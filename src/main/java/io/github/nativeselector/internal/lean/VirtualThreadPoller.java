@@ -31,8 +31,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * so that a registration never lacks the events of a waiter in the map. No thread parks or
  * unparks while holding it: on Java 21, unparking a virtual thread pinned to its carrier takes
  * that thread's interrupt lock, which {@code Thread.interrupt} holds while it closes the thread's
- * channel, and that close arms and leaves here too. The poller's thread is started once, under the
- * class's {@code START} lock.
+ * channel, so the unparking thread may wait on that close, and must not make every waiter, nor
+ * the poller's own thread, wait with it. The poller's thread is started once, under the class's
+ * {@code START} lock.
  */
 final class VirtualThreadPoller {
 
