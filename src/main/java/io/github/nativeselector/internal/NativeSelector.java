@@ -410,7 +410,10 @@ public final class NativeSelector extends AbstractSelector {
         int kept = 0;
         for (int i = 0; i < cancelled.size(); i++) {
             NativeSelectionKey key = cancelled.get(i);
-            if (key.isOutOfKernel()) {
+            // The freed slot, not isOutOfKernel(), says what the removal did: a channel's close
+            // may take a refused key out of the kernel since, and its slot is freed only by the
+            // next removal, so the key must wait for it.
+            if (key.slot < 0) {
                 failure = deregisterKeeping(key, failure);
             } else {
                 cancelled.set(kept++, key);
@@ -466,10 +469,13 @@ public final class NativeSelector extends AbstractSelector {
             return;
         }
         selectedKeys.remove(key);
-        deregister(key);
         SelectableChannel channel = key.channel();
-        if (channel instanceof LeanChannel lean) {
-            lean.deregistered(key);
+        try {
+            deregister(key);
+        } finally {
+            if (channel instanceof LeanChannel lean) {
+                lean.deregistered(key);
+            }
         }
         if (!channel.isOpen() && !channel.isRegistered()) {
             if (channel instanceof LeanChannel lean) {

@@ -383,6 +383,33 @@ class ChangeFailureTest {
         }
     }
 
+    /**
+     * A cancelled key whose removal the kernel refused, and whose channel's close then takes it
+     * out of the kernel: it keeps its slot until the next select, which frees it and deregisters
+     * the key, and the kernel is asked nothing more for it.
+     */
+    @ParameterizedTest
+    @MethodSource("kinds")
+    void aRefusedRemovalThatTheChannelsCloseMakesIsFinishedByTheNextSelect(Kind kind) throws Exception {
+        FailingBackend backend = kind.failing();
+        try (NativeSelector selector = open(backend, 64); LeanConnection connection = new LeanConnection(selector)) {
+            NativeSelectionKey key = (NativeSelectionKey) connection.key;
+            key.cancel();
+            backend.failApplies(1);
+            IOException e = assertThrows(IOException.class, () -> selector.selectNow());
+            assertTrue(e.getMessage().contains("injected"), e::toString);
+            assertTrue(key.slot >= 0, "a refused key keeps its slot");
+            assertTrue(connection.accepted.isRegistered());
+            connection.accepted.close();
+            assertTrue(key.isOutOfKernel(), "the close took the key out of the kernel");
+            backend.applySizes.clear();
+            assertEquals(0, selector.selectNow());
+            assertEquals(List.of(), backend.applySizes, "the key was out of the kernel already");
+            assertEquals(-1, key.slot, "the select freed the key's slot");
+            connection.assertReleasedBy(selector);
+        }
+    }
+
     @ParameterizedTest
     @MethodSource("kinds")
     void aLeanChannelClosedWhileABackendThatTakesNoChangesPollsWaitsForThePoll(Kind kind) throws Exception {
