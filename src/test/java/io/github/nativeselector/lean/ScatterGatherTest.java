@@ -11,10 +11,13 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.github.nativeselector.support.RaceSupport;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -99,6 +102,65 @@ class ScatterGatherTest {
             ByteBuffer[] outside = {ByteBuffer.allocate(4).asReadOnlyBuffer(), ByteBuffer.allocate(4)};
             assertEquals(2, p.accepted.write(ByteBuffer.wrap(new byte[] {1, 2})));
             assertEquals(2, p.client.read(outside, 1, 1), "a read-only buffer outside the range is not looked at");
+        }
+    }
+
+    /**
+     * A scattering read whose caller's array is given other buffers while it runs (a race of the
+     * caller's): the read fills the buffers it took, never a read-only buffer put in their place.
+     */
+    @ParameterizedTest
+    @MethodSource(Impl.ALL)
+    void scatterTargetsSwappedDuringReads(Impl impl) throws Exception {
+        try (Pair p = Pair.open(impl)) {
+            ByteBuffer guarded = ByteBuffer.allocateDirect(64);
+            ByteBuffer readOnly = guarded.asReadOnlyBuffer();
+            ByteBuffer writable = ByteBuffer.allocateDirect(64);
+            ByteBuffer first = ByteBuffer.allocateDirect(1);
+            ByteBuffer[] targets = {first, writable};
+            AtomicBoolean done = new AtomicBoolean();
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            RaceSupport.start("writer", failure, () -> {
+                ByteBuffer chunk = ByteBuffer.allocateDirect(64 * 1024);
+                for (int i = 0; i < chunk.capacity(); i++) {
+                    chunk.put(i, (byte) 7);
+                }
+                while (!done.get()) {
+                    chunk.clear();
+                    p.accepted.write(chunk);
+                }
+            });
+            Thread swapper = RaceSupport.start("swapper", failure, () -> {
+                while (!done.get()) {
+                    targets[1] = readOnly;
+                    targets[1] = writable;
+                }
+            });
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+            int reads = 0;
+            try {
+                while (System.nanoTime() < deadline) {
+                    first.clear();
+                    writable.clear();
+                    readOnly.clear();
+                    try {
+                        p.client.read(targets);
+                    } catch (IllegalArgumentException e) {
+                        assertEquals("Read-only buffer", e.getMessage());
+                    }
+                    reads++;
+                }
+            } finally {
+                done.set(true);
+                RaceSupport.joinWithin(swapper, "the swapper");
+            }
+            assertTrue(reads > 0);
+            for (int i = 0; i < guarded.capacity(); i++) {
+                assertEquals(0, guarded.get(i), "a read wrote into a read-only buffer, at byte " + i + " after " + reads + " reads");
+            }
+            if (failure.get() != null) {
+                fail(failure.get());
+            }
         }
     }
 

@@ -26,6 +26,7 @@ import java.nio.channels.NoConnectionPendingException;
 import java.nio.channels.NotYetConnectedException;
 import java.nio.channels.SocketChannel;
 import java.nio.channels.spi.SelectorProvider;
+import java.util.Arrays;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.locks.Condition;
@@ -636,15 +637,19 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         }
         IoVectors vectors = reading ? (readVectors = IoVectors.atLeast(readVectors, withBytes))
                 : (writeVectors = IoVectors.atLeast(writeVectors, withBytes));
-        int count = vectors.fill(buffers, offset, length);
+        int count = vectors.fill(buffers, offset, length, reading);
         if (count < 0) {
             return transferEach(buffers, offset, length, reading);
         }
-        long n = transferVectors(vectors.address(), count, reading);
-        if (n > 0) {
-            IoVectors.advance(buffers, offset, length, n);
+        try {
+            long n = transferVectors(vectors.address(), count, reading);
+            if (n > 0) {
+                vectors.advance(n);
+            }
+            return n;
+        } finally {
+            vectors.release();
         }
-        return n;
     }
 
     /**
@@ -1425,18 +1430,24 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
 
     /**
      * An off-heap array of {@code struct iovec} (base, then length, 8 bytes each) for readv and
-     * writev, kept by a channel per direction and used under that direction's lock.
+     * writev, kept by a channel per direction and used under that direction's lock. It holds the
+     * buffers its entries point into from {@link #fill} to {@link #release}: the caller's array
+     * may meanwhile be given other buffers, and a buffer no longer reachable may have its memory
+     * freed under the kernel.
      */
     private static final class IoVectors {
 
         private final ByteBuffer array;
         private final long address;
         private final int capacity;
+        private final ByteBuffer[] held;
+        private int count;
 
         private IoVectors(int capacity) {
             this.capacity = capacity;
             this.array = OffHeap.allocate(capacity * Sockets.IOVEC_SIZE);
             this.address = OffHeap.address(array);
+            this.held = new ByteBuffer[capacity];
         }
 
         /** {@code current} if it has room for {@code count} entries (or IOV_MAX), else a larger one. */
@@ -1454,38 +1465,45 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         }
 
         /**
-         * One entry per direct buffer with bytes remaining, up to the capacity: how many; or -1,
-         * the entries left unused, when one of them is a memory segment's view (no address).
+         * One entry per buffer with bytes remaining, up to the capacity: how many; or -1, with no
+         * buffer held, when one of them cannot be an entry: a memory segment's view (no address),
+         * or, when the caller's array changed since its checks, a heap or read-only one.
          */
-        int fill(ByteBuffer[] buffers, int offset, int length) {
-            int count = 0;
+        int fill(ByteBuffer[] buffers, int offset, int length, boolean reading) {
             for (int i = offset; i < offset + length && count < capacity; i++) {
                 ByteBuffer buffer = buffers[i];
                 int position = buffer.position();
                 int remaining = buffer.limit() - position;
                 if (remaining > 0) {
-                    long address = OffHeap.address(buffer);
+                    long address = buffer.isDirect() && !(reading && buffer.isReadOnly()) ? OffHeap.address(buffer) : 0;
                     if (address == 0) {
+                        release();
                         return -1;
                     }
                     int entry = count * Sockets.IOVEC_SIZE;
                     array.putLong(entry, address + position);
                     array.putLong(entry + Long.BYTES, remaining);
-                    count++;
+                    held[count++] = buffer;
                 }
             }
             return count;
         }
 
-        /** Moves the buffers' positions past the {@code n} bytes a readv or writev moved. */
-        static void advance(ByteBuffer[] buffers, int offset, int length, long n) {
+        /** Moves the held buffers' positions past the {@code n} bytes a readv or writev moved. */
+        void advance(long n) {
             long left = n;
-            for (int i = offset; i < offset + length && left > 0; i++) {
-                ByteBuffer buffer = buffers[i];
-                int step = (int) Math.min(buffer.remaining(), left);
+            for (int i = 0; i < count && left > 0; i++) {
+                int step = (int) Math.min(array.getLong(i * Sockets.IOVEC_SIZE + Long.BYTES), left);
+                ByteBuffer buffer = held[i];
                 buffer.position(buffer.position() + step);
                 left -= step;
             }
+        }
+
+        /** Lets the buffers go once the kernel is done with their memory. */
+        void release() {
+            Arrays.fill(held, 0, count, null);
+            count = 0;
         }
     }
 }
