@@ -96,6 +96,8 @@ final class ChangeQueue {
                 try {
                     backend.wakeup();
                 } catch (IOException e) {
+                    // The poll goes on: the next change at the threshold tries to end it again.
+                    handedOff = false;
                     deferFailure(e);
                 }
             } else {

@@ -274,7 +274,7 @@ public final class NativeSelector extends AbstractSelector {
             } finally {
                 handedOff = changes.pollEnded();
             }
-            counters.polled((result & Backend.POLLED_WITHOUT_SYSCALL) != 0);
+            counters.polled(result >= 0 && (result & Backend.POLLED_WITHOUT_SYSCALL) != 0);
             int count = result & ~Backend.POLLED_WITHOUT_SYSCALL;
             boolean requested = result >= 0 && consumeWakeupRecord(count);
             if (handedOff) {
@@ -488,7 +488,18 @@ public final class NativeSelector extends AbstractSelector {
 
     @Override
     protected void implCloseSelector() throws IOException {
-        wakeup();
+        try {
+            wakeup();
+        } finally {
+            closeUnderLock();
+        }
+    }
+
+    /**
+     * The close proper, once a select in progress has been woken: a wakeup that failed still
+     * lets it run, so that the kernel object and the channels' descriptors are released.
+     */
+    private void closeUnderLock() throws IOException {
         synchronized (this) {
             synchronized (wakeupLock) {
                 // A wakeup after close must not touch the backend's closed eventfd.

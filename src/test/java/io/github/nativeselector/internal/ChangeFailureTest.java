@@ -33,6 +33,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Stream;
@@ -265,6 +266,64 @@ class ChangeFailureTest {
                 assertFalse(key.channel().isRegistered());
             }
             assertEquals(new HashSet<>(fresh), selector.keys());
+        }
+    }
+
+    /**
+     * A flush handed to a polling selector thread whose wakeup fails: the failure reaches the
+     * select, and the next change at the threshold wakes the poll again rather than leave the
+     * queued changes out of the kernel for as long as it waits.
+     */
+    @ParameterizedTest
+    @MethodSource("kinds")
+    void aFailedHandOffWakeupIsTriedAgainByTheNextChange(Kind kind) throws Exception {
+        FailingBackend backend = new FailingBackend(kind.open(), false);
+        try (NativeSelector selector = open(backend, 4)) {
+            CountDownLatch released = new CountDownLatch(1);
+            CompletableFuture<Integer> select = selectWithPollHeld(selector, backend, released);
+            backend.failWakeups = true;
+            List<SelectionKey> keys = registerReadable(selector, 4);
+            backend.failWakeups = false;
+            release(backend, released);
+            keys.addAll(registerReadable(selector, 1));
+            Throwable failure = assertThrows(ExecutionException.class, () -> select.get(AWAIT_MS, TimeUnit.MILLISECONDS),
+                    "the select still waits: the changes were never handed to it");
+            assertTrue(String.valueOf(failure.getCause()).contains("injected failure of wakeup"), failure::toString);
+            awaitAllSelected(selector, keys);
+        }
+    }
+
+    /** A close whose wakeup fails still releases what the selector holds, then reports the failure. */
+    @ParameterizedTest
+    @MethodSource("kinds")
+    void aFailedWakeupStillClosesTheSelector(Kind kind) throws Exception {
+        FailingBackend backend = kind.failing();
+        NativeSelector selector = open(backend, 64);
+        List<SelectionKey> keys = registerReadable(selector, 2);
+        awaitAllSelected(selector, keys);
+        keys.get(0).channel().close();
+        backend.failWakeups = true;
+        UncheckedIOException e = assertThrows(UncheckedIOException.class, selector::close);
+        assertTrue(e.getCause().getMessage().contains("injected"), e::toString);
+        assertFalse(selector.isOpen());
+        for (SelectionKey key : keys) {
+            assertFalse(key.isValid());
+            assertFalse(key.channel().isRegistered(), "the close deregistered every key");
+        }
+    }
+
+    /** A poll that a signal ended made a system call: it is not counted as one that made none. */
+    @ParameterizedTest
+    @MethodSource("kinds")
+    void aPollEndedByASignalIsCountedAsOneWithASystemCall(Kind kind) throws Exception {
+        FailingBackend backend = kind.failing();
+        try (NativeSelector selector = open(backend, 64)) {
+            CounterSnapshot before = selector.counterSnapshot();
+            backend.interruptedPolls.set(1);
+            assertEquals(0, selector.select(20));
+            CounterSnapshot after = selector.counterSnapshot();
+            assertEquals(2, after.polls() - before.polls(), "the interrupted poll and the one after it");
+            assertEquals(0, after.pollsWithoutSyscall() - before.pollsWithoutSyscall());
         }
     }
 

@@ -15,7 +15,8 @@ import java.util.function.IntPredicate;
 
 /**
  * A real backend with failures injected where a test asks: an {@link #apply} call fails as a
- * whole, by call number, and a {@link #poll} can be held until the test lets it go. It records
+ * whole, by call number, a {@link #wakeup} fails, a {@link #poll} ends as a signal would end it,
+ * and a poll can be held until the test lets it go. It records
  * the size of every apply, and whether {@link #close} ever ran while a call was in progress.
  */
 final class FailingBackend implements Backend {
@@ -30,6 +31,9 @@ final class FailingBackend implements Backend {
     volatile CountDownLatch pollEntered;
     volatile CountDownLatch pollReleased;
     volatile Runnable duringWakeup = () -> { };
+    volatile boolean failWakeups;
+    /** Polls still to end at once as a signal ends a wait: -1, no record. */
+    final AtomicInteger interruptedPolls = new AtomicInteger();
     volatile boolean closedDuringCall;
 
     FailingBackend(Backend real, boolean appliesDuringPoll) {
@@ -79,6 +83,9 @@ final class FailingBackend implements Backend {
     public int poll(long ready, int capacity, int timeoutMillis) throws IOException {
         callsInProgress.incrementAndGet();
         try {
+            if (interruptedPolls.getAndUpdate(left -> Math.max(left - 1, 0)) > 0) {
+                return -1;
+            }
             CountDownLatch entered = pollEntered;
             CountDownLatch released = pollReleased;
             if (entered != null && released != null) {
@@ -102,6 +109,9 @@ final class FailingBackend implements Backend {
         callsInProgress.incrementAndGet();
         try {
             duringWakeup.run();
+            if (failWakeups) {
+                throw new IOException("injected failure of wakeup");
+            }
             if (!closedDuringCall) {
                 real.wakeup();
             }
