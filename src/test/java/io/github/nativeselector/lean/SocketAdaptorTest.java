@@ -22,6 +22,7 @@ import java.net.Socket;
 import java.net.SocketAddress;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
+import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.IllegalBlockingModeException;
@@ -461,6 +462,46 @@ class SocketAdaptorTest {
                 assertLikeJdk(ch.socket(), twin.socket(), "connect in non-blocking mode", s -> connect(s, live, 0));
             }
         }
+    }
+
+    /**
+     * A connect to an address not resolved: JDK 24 and later close the socket, as any failed
+     * connect does, and name the host; 17 and 21 throw UnknownHostException without a message,
+     * and leave the socket open. A lean socket does the former on every release, its closed and
+     * connected states answered first.
+     */
+    @ParameterizedTest
+    @MethodSource(Impl.ALL)
+    void connectToAnUnresolvedAddress(Impl impl) throws Exception {
+        InetSocketAddress unresolved = InetSocketAddress.createUnresolved("host.invalid", 80);
+        String unknown = UnknownHostException.class.getName() + ": " + unresolved + "; open false";
+        try (ServerSocketChannel server = impl.listen(Family.INET)) {
+            SocketAddress live = server.getLocalAddress();
+            for (int timeout : new int[] {0, -1, 100}) {
+                try (SocketChannel ch = impl.openSocket(); SocketChannel twin = Impl.JDK.openSocket()) {
+                    assertUnresolvedConnectLikeJdk(ch, twin, unresolved, timeout, unknown, "timeout " + timeout);
+                }
+            }
+            try (SocketChannel ch = impl.openSocket(); SocketChannel twin = Impl.JDK.openSocket()) {
+                ch.close();
+                twin.close();
+                assertUnresolvedConnectLikeJdk(ch, twin, unresolved, 0,
+                        SocketException.class.getName() + ": Socket is closed; open false", "closed");
+            }
+            try (SocketChannel ch = impl.openSocket(); SocketChannel twin = Impl.JDK.openSocket()) {
+                ch.connect(live);
+                twin.connect(live);
+                assertUnresolvedConnectLikeJdk(ch, twin, unresolved, 0,
+                        SocketException.class.getName() + ": Already connected; open true", "connected");
+            }
+        }
+    }
+
+    private static void assertUnresolvedConnectLikeJdk(SocketChannel ch, SocketChannel twin, SocketAddress unresolved,
+            int timeout, String later, String what) {
+        String jdk = Outcome.of(() -> connect(twin.socket(), unresolved, timeout)) + "; open " + twin.isOpen();
+        String actual = Outcome.of(() -> connect(ch.socket(), unresolved, timeout)) + "; open " + ch.isOpen();
+        Outcome.assertJdkOrOtherRelease(jdk, later, actual, "connect to an unresolved address, " + what);
     }
 
     private static String connect(Socket s, SocketAddress address, int timeout) throws Exception {
