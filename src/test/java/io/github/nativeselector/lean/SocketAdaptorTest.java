@@ -465,10 +465,10 @@ class SocketAdaptorTest {
     }
 
     /**
-     * A connect to an address not resolved: JDK 24 and later close the socket, as any failed
-     * connect does, and name the host; 17 and 21 throw UnknownHostException without a message,
-     * and leave the socket open. A lean socket does the former on every release, its closed and
-     * connected states answered first.
+     * A connect to an address not resolved: JDK 25 closes the socket, as any failed connect does,
+     * and names the host; 17 and 21 throw UnknownHostException without a message, and leave the
+     * socket open. A lean socket does the former on every release, its closed and connected
+     * states answered first.
      */
     @ParameterizedTest
     @MethodSource(Impl.ALL)
