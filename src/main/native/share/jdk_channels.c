@@ -78,18 +78,25 @@ static jint find_jdk_internals(JNIEnv *env)
     jclass cls = (*env)->FindClass(env, "sun/nio/ch/SelChImpl");
     if (cls == NULL)
         return JNI_ERR;
-    selchimpl = (*env)->NewGlobalRef(env, cls);
+    /* Each lookup returns at once when it fails: no JNI call may follow a pending exception. */
     selchimpl_fd = (*env)->GetMethodID(env, cls, "getFDVal", "()I");
+    if (selchimpl_fd == NULL)
+        return JNI_ERR;
     selchimpl_kill = (*env)->GetMethodID(env, cls, "kill", "()V");
-    if (selchimpl == NULL || selchimpl_fd == NULL || selchimpl_kill == NULL)
+    if (selchimpl_kill == NULL)
+        return JNI_ERR;
+    selchimpl = (*env)->NewGlobalRef(env, cls);
+    if (selchimpl == NULL)
         return JNI_ERR;
     cls = (*env)->FindClass(env, "sun/nio/ch/DefaultSelectorProvider");
     if (cls == NULL)
         return JNI_ERR;
-    default_provider = (*env)->NewGlobalRef(env, cls);
     default_provider_get =
         (*env)->GetStaticMethodID(env, cls, "get", "()Lsun/nio/ch/SelectorProviderImpl;");
-    if (default_provider == NULL || default_provider_get == NULL)
+    if (default_provider_get == NULL)
+        return JNI_ERR;
+    default_provider = (*env)->NewGlobalRef(env, cls);
+    if (default_provider == NULL)
         return JNI_ERR;
     if (find_fd_fields(env) != JNI_OK)
         return JNI_ERR;
