@@ -37,8 +37,10 @@ import java.nio.channels.spi.SelectorProvider;
  *
  * <p>Settings are read when a selector is opened: {@code nativeselector.backend} ({@code auto},
  * {@code epoll}, {@code io_uring}, {@code pollset}, {@code jdk}), {@code nativeselector.batchThreshold}
- * (1 to 65,536) and {@code nativeselector.jmx} ({@code true}, {@code false}); {@code nativeselector.channels}
- * ({@code jdk}, {@code lean}) when a socket channel is opened.
+ * (1 to 65,536), {@code nativeselector.jmx} ({@code true}, {@code false}) and
+ * {@code nativeselector.epollRing} ({@code true}, {@code false}); {@code nativeselector.channels}
+ * ({@code jdk}, {@code lean}) when a socket channel is opened; {@code nativeselector.tmpdir} (a
+ * directory) when the native library is first loaded. The README says what each does.
  */
 public class NativeSelectorProvider extends SelectorProvider {
 
