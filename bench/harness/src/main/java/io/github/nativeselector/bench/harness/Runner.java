@@ -22,9 +22,10 @@ import java.util.Set;
 /**
  * Runs the experiments: every round runs every trial of every experiment once, so that rounds
  * interleave the servers and slow drifts of a shared machine spread over all of them. Each round
- * starts the trials at a different place in the list, so that no server always follows the same
- * one (whose connections may still be closing, or whose TIME_WAIT sockets still fill the
- * kernel's tables). An experiment with long-lived servers runs after the others, on its own:
+ * starts the trials at a different place in the list, and every other round runs them in the
+ * reverse order, so that a server follows the one before it in the list in odd rounds and the
+ * one after it in even rounds, never the same one in every round (whose connections may still be
+ * closing, or whose TIME_WAIT sockets still fill the kernel's tables). An experiment with long-lived servers runs after the others, on its own:
  * its servers are started once and serve all its rounds. Each run is written to the runs file
  * as soon as it is done.
  */
@@ -133,11 +134,17 @@ final class Runner {
         }
     }
 
-    /** The trials rotated by an equal share of the list per round: round 1 keeps the list's order. */
+    /**
+     * The trials rotated by an equal share of the list per round, and reversed in even rounds:
+     * round 1 keeps the list's order. A rotation alone keeps each trial behind the same one.
+     */
     private static List<Experiment.Trial> inRoundOrder(List<Experiment.Trial> trials, int round, int rounds) {
         List<Experiment.Trial> order = new ArrayList<>(trials);
         int step = Math.max(1, trials.size() / rounds);
         Collections.rotate(order, -(round - 1) * step);
+        if (round % 2 == 0) {
+            Collections.reverse(order);
+        }
         return order;
     }
 

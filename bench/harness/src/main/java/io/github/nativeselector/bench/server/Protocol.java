@@ -30,22 +30,11 @@ final class Protocol {
         }
     }
 
-    static int getInt(byte[] bytes, int at) {
-        return (bytes[at] & 0xff) << 24 | (bytes[at + 1] & 0xff) << 16 | (bytes[at + 2] & 0xff) << 8 | (bytes[at + 3] & 0xff);
-    }
-
     /** Writes the reply to the request at {@code in[at, at + requestLength)} into {@code reply}, ready to be written. */
     static void fillReply(ByteBuffer reply, ByteBuffer in, int at, int requestLength, int replyLength) {
         for (int done = 0; done < replyLength; done += requestLength) {
             reply.put(done, in, at, Math.min(requestLength, replyLength - done));
         }
         reply.position(0).limit(replyLength);
-    }
-
-    /** Writes the reply to {@code request[0, requestLength)} into {@code reply[0, replyLength)}. */
-    static void fillReply(byte[] reply, byte[] request, int requestLength, int replyLength) {
-        for (int done = 0; done < replyLength; done += requestLength) {
-            System.arraycopy(request, 0, reply, done, Math.min(requestLength, replyLength - done));
-        }
     }
 }

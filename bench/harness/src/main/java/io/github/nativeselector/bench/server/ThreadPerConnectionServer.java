@@ -15,7 +15,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.util.Arrays;
+import java.nio.ByteBuffer;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -27,6 +27,9 @@ import java.util.concurrent.Executors;
  * the JDK's own poller waits for the socket).
  */
 final class ThreadPerConnectionServer implements Server {
+
+    /** Each connection's buffers to begin with; they grow to the protocol's largest on the first request that needs it. */
+    private static final int FIRST_BUFFER_BYTES = 1024;
 
     private final boolean virtual;
     private final ServerSocket listener;
@@ -78,46 +81,57 @@ final class ThreadPerConnectionServer implements Server {
         }
     }
 
+    /**
+     * One read, as much as the buffer takes, then every complete request in it answered: one
+     * system call a request, as the selector servers and the C server make.
+     */
     private static void serve(Socket socket) {
         try (socket) {
             InputStream in = socket.getInputStream();
             OutputStream out = socket.getOutputStream();
-            byte[] request = new byte[256];
-            byte[] reply = new byte[256];
-            while (readFully(in, request, 0, Protocol.HEADER_BYTES, true)) {
-                int requestLength = Protocol.getInt(request, 0);
-                int replyLength = Protocol.getInt(request, 4);
-                Protocol.check(requestLength, replyLength);
-                if (request.length < requestLength) {
-                    request = Arrays.copyOf(request, requestLength);
+            ByteBuffer requests = ByteBuffer.allocate(FIRST_BUFFER_BYTES);
+            ByteBuffer reply = ByteBuffer.allocate(FIRST_BUFFER_BYTES);
+            for (;;) {
+                int n = in.read(requests.array(), requests.position(), requests.remaining());
+                if (n < 0) {
+                    if (requests.position() > 0) {
+                        throw new EOFException("the connection ended inside a request");
+                    }
+                    return;
                 }
-                readFully(in, request, Protocol.HEADER_BYTES, requestLength - Protocol.HEADER_BYTES, false);
-                if (reply.length < replyLength) {
-                    reply = new byte[replyLength];
+                requests.position(requests.position() + n).flip();
+                reply = answer(requests, reply, out);
+                requests.compact();
+                if (requests.position() >= Protocol.HEADER_BYTES && requests.getInt(0) > requests.capacity()) {
+                    requests = ByteBuffer.allocate(Protocol.MAX_BYTES).put(requests.flip());
                 }
-                Protocol.fillReply(reply, request, requestLength, replyLength);
-                out.write(reply, 0, replyLength);
             }
         } catch (IOException e) {
             // Reset by the peer, or a request outside the protocol: the connection is dropped.
         }
     }
 
-    /** Reads exactly {@code length} bytes; false at an end of stream before the first byte, where that is allowed. */
-    private static boolean readFully(InputStream in, byte[] buffer, int offset, int length, boolean endAllowed)
-            throws IOException {
-        int done = 0;
-        while (done < length) {
-            int n = in.read(buffer, offset + done, length - done);
-            if (n < 0) {
-                if (done == 0 && endAllowed) {
-                    return false;
-                }
-                throw new EOFException("the connection ended inside a request");
+    /**
+     * Answers the complete requests in {@code requests} (read mode), leaving a partial one there;
+     * returns the reply buffer, a larger one if a reply needed it.
+     */
+    private static ByteBuffer answer(ByteBuffer requests, ByteBuffer reply, OutputStream out) throws IOException {
+        while (requests.remaining() >= Protocol.HEADER_BYTES) {
+            int at = requests.position();
+            int requestLength = requests.getInt(at);
+            int replyLength = requests.getInt(at + 4);
+            Protocol.check(requestLength, replyLength);
+            if (requests.remaining() < requestLength) {
+                break;
             }
-            done += n;
+            if (reply.capacity() < replyLength) {
+                reply = ByteBuffer.allocate(Protocol.MAX_BYTES);
+            }
+            Protocol.fillReply(reply, requests, at, requestLength, replyLength);
+            requests.position(at + requestLength);
+            out.write(reply.array(), 0, replyLength);
         }
-        return true;
+        return reply;
     }
 
     @Override
