@@ -213,10 +213,19 @@ final class SocketOptionTable {
             }
         }
 
-        /** IP_TOS as the JDK sets it: IPV6_TCLASS on an IPv6 socket, IP_TOS on an IPv4 one. */
+        /**
+         * IP_TOS as the JDK sets it from JDK 21: IP_TOS on an IPv4 socket; IPV6_TCLASS on an IPv6
+         * one, then IP_TOS too, which marks what a dual-stack socket sends over IPv4, a failure of
+         * that second call ignored as the JDK ignores it.
+         */
         private static void setTrafficClass(int fd, boolean inet6, int value) throws IOException {
             if (inet6) {
                 Sockets.setIntOption(fd, Sockets.IPPROTO_IPV6, Sockets.IPV6_TCLASS, value);
+                try {
+                    Sockets.setIntOption(fd, Sockets.IPPROTO_IP, Sockets.IP_TOS, value);
+                } catch (SocketException ignored) {
+                    // The IPv6 class, what the option names on this socket, is set.
+                }
             } else {
                 Sockets.setIntOption(fd, Sockets.IPPROTO_IP, Sockets.IP_TOS, value);
             }
