@@ -10,7 +10,7 @@ import java.io.IOException;
 import java.net.SocketException;
 import java.net.SocketOption;
 import java.net.StandardSocketOptions;
-import java.nio.channels.SocketChannel;
+import java.nio.channels.NetworkChannel;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -25,8 +25,13 @@ import java.util.Set;
  *
  * <p>The options of {@code jdk.net.ExtendedSocketOptions} are found by reflection, so that a
  * runtime without module {@code jdk.net} simply has fewer options, as the JDK's channels do there.
+ * Those, and {@code SO_REUSEPORT}, depend on the kernel too: a table has them only where the JDK's
+ * own channel of its kind supports them.
  */
 final class SocketOptionTable {
+
+    /** What the JDK's own socket channel supports here; null when none could be opened. */
+    private static final Set<SocketOption<?>> JDK_SOCKET_OPTIONS = jdkOptions(false);
 
     /**
      * {@code Socket.setOOBInline}'s option: the JDK's own object (its class is internal), taken from
@@ -37,9 +42,9 @@ final class SocketOptionTable {
     static final SocketOption<Boolean> SO_OOBINLINE = oobInline();
 
     /** The options of a {@link LeanSocketChannel}. */
-    static final SocketOptionTable SOCKET = socketTable();
+    static final SocketOptionTable SOCKET = socketTable(JDK_SOCKET_OPTIONS);
     /** The options of a {@link LeanServerSocketChannel}. */
-    static final SocketOptionTable SERVER_SOCKET = serverSocketTable();
+    static final SocketOptionTable SERVER_SOCKET = serverSocketTable(jdkOptions(true));
 
     /** The JDK's floor for SO_RCVBUF on Linux: a smaller buffer would drop small packets. */
     private static final int MIN_RECEIVE_BUFFER = 1024;
@@ -237,8 +242,12 @@ final class SocketOptionTable {
         }
     }
 
-    private static SocketOptionTable socketTable() {
-        Builder table = new Builder();
+    /**
+     * The socket channel's options; those that depend on the kernel only if {@code jdkSupported}
+     * has them, or all of them when it is null (the JDK's channel could not be asked).
+     */
+    static SocketOptionTable socketTable(Set<SocketOption<?>> jdkSupported) {
+        Builder table = new Builder(jdkSupported);
         table.add(StandardSocketOptions.SO_SNDBUF, Kind.BUFFER_SIZE, Sockets.SOL_SOCKET, Sockets.SO_SNDBUF,
                 Keeping.NEVER);
         table.add(StandardSocketOptions.SO_RCVBUF, Kind.BUFFER_SIZE, Sockets.SOL_SOCKET, Sockets.SO_RCVBUF,
@@ -247,7 +256,7 @@ final class SocketOptionTable {
                 Keeping.ONCE_KNOWN);
         table.add(StandardSocketOptions.SO_REUSEADDR, Kind.FLAG, Sockets.SOL_SOCKET, Sockets.SO_REUSEADDR,
                 Keeping.ONCE_KNOWN);
-        table.add(StandardSocketOptions.SO_REUSEPORT, Kind.FLAG, Sockets.SOL_SOCKET, Sockets.SO_REUSEPORT,
+        table.addIfSupported(StandardSocketOptions.SO_REUSEPORT, Kind.FLAG, Sockets.SOL_SOCKET, Sockets.SO_REUSEPORT,
                 Keeping.ONCE_KNOWN);
         table.add(StandardSocketOptions.SO_LINGER, Kind.LINGER, Sockets.SOL_SOCKET, Sockets.SO_LINGER,
                 Keeping.ONCE_KNOWN);
@@ -259,13 +268,14 @@ final class SocketOptionTable {
         return table.build();
     }
 
-    private static SocketOptionTable serverSocketTable() {
-        Builder table = new Builder();
+    /** The server socket channel's options, as {@link #socketTable}'s. */
+    private static SocketOptionTable serverSocketTable(Set<SocketOption<?>> jdkSupported) {
+        Builder table = new Builder(jdkSupported);
         table.add(StandardSocketOptions.SO_RCVBUF, Kind.BUFFER_SIZE, Sockets.SOL_SOCKET, Sockets.SO_RCVBUF,
                 Keeping.NEVER);
         table.add(StandardSocketOptions.SO_REUSEADDR, Kind.FLAG, Sockets.SOL_SOCKET, Sockets.SO_REUSEADDR,
                 Keeping.ONCE_KNOWN);
-        table.add(StandardSocketOptions.SO_REUSEPORT, Kind.FLAG, Sockets.SOL_SOCKET, Sockets.SO_REUSEPORT,
+        table.addIfSupported(StandardSocketOptions.SO_REUSEPORT, Kind.FLAG, Sockets.SOL_SOCKET, Sockets.SO_REUSEPORT,
                 Keeping.ONCE_KNOWN);
         table.addExtended();
         return table.build();
@@ -274,9 +284,21 @@ final class SocketOptionTable {
     private static final class Builder {
 
         private final Map<SocketOption<?>, Entry> entries = new LinkedHashMap<>();
+        private final Set<SocketOption<?>> jdkSupported;
+
+        Builder(Set<SocketOption<?>> jdkSupported) {
+            this.jdkSupported = jdkSupported;
+        }
 
         void add(SocketOption<?> name, Kind kind, int level, int optionName, Keeping keeping) {
             entries.put(name, new Entry(name, kind, level, optionName, keeping, entries.size()));
+        }
+
+        /** An option the kernel may lack: added where the JDK's channel has it. */
+        void addIfSupported(SocketOption<?> name, Kind kind, int level, int optionName, Keeping keeping) {
+            if (jdkSupported == null || jdkSupported.contains(name)) {
+                add(name, kind, level, optionName, keeping);
+            }
         }
 
         /** jdk.net.ExtendedSocketOptions' options for TCP sockets on Linux, where the module is present. */
@@ -292,7 +314,7 @@ final class SocketOptionTable {
         private void addExtended(String field, Kind kind, int level, int optionName, Keeping keeping) {
             SocketOption<?> name = ExtendedOptions.find(field);
             if (name != null) {
-                add(name, kind, level, optionName, keeping);
+                addIfSupported(name, kind, level, optionName, keeping);
             }
         }
 
@@ -328,16 +350,25 @@ final class SocketOptionTable {
 
     @SuppressWarnings("unchecked")
     private static SocketOption<Boolean> oobInline() {
-        try (SocketChannel jdk = BuiltInProvider.get().openSocketChannel()) {
-            for (SocketOption<?> option : jdk.supportedOptions()) {
+        if (JDK_SOCKET_OPTIONS != null) {
+            for (SocketOption<?> option : JDK_SOCKET_OPTIONS) {
                 if (option.name().equals("SO_OOBINLINE") && option.type() == Boolean.class) {
                     return (SocketOption<Boolean>) option;
                 }
             }
-        } catch (IOException e) {
-            // The JDK's object is only for code that holds it: this library's own one works alike.
         }
+        // The JDK's object is only for code that holds it: this library's own one works alike.
         return new OwnOption<>("SO_OOBINLINE", Boolean.class);
+    }
+
+    /** The options the JDK's own channel of the kind supports on this kernel; null if none opens (no descriptor left). */
+    private static Set<SocketOption<?>> jdkOptions(boolean server) {
+        try (NetworkChannel jdk = server ? BuiltInProvider.get().openServerSocketChannel()
+                : BuiltInProvider.get().openSocketChannel()) {
+            return jdk.supportedOptions();
+        } catch (IOException e) {
+            return null;
+        }
     }
 
     /** An option of this library's own, named as the JDK's internal one. */
