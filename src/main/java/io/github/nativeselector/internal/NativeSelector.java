@@ -488,16 +488,29 @@ public final class NativeSelector extends AbstractSelector {
 
     @Override
     protected void implCloseSelector() throws IOException {
+        RuntimeException wakeupFailure = null;
         try {
             wakeup();
-        } finally {
+        } catch (RuntimeException e) {
+            wakeupFailure = e;
+        }
+        try {
             closeUnderLock();
+        } catch (IOException | RuntimeException e) {
+            if (wakeupFailure != null) {
+                e.addSuppressed(wakeupFailure);
+            }
+            throw e;
+        }
+        if (wakeupFailure != null) {
+            throw wakeupFailure;
         }
     }
 
     /**
-     * The close proper, once a select in progress has been woken: a wakeup that failed still
-     * lets it run, so that the kernel object and the channels' descriptors are released.
+     * The close proper, once a select in progress has been woken. A wakeup that failed still lets
+     * it run, so that the kernel object and the channels' descriptors are released: after a select
+     * in progress has ended by itself, should one be waiting without a timeout.
      */
     private void closeUnderLock() throws IOException {
         synchronized (this) {

@@ -164,6 +164,28 @@ class ScatterGatherTest {
         }
     }
 
+    /** A buffer given twice in one gathering write is sent twice, and ends where one pass over it ends. */
+    @ParameterizedTest
+    @MethodSource(Impl.ALL)
+    void bufferGivenTwiceInOneGatheringWrite(Impl impl) throws Exception {
+        try (Pair p = Pair.open(impl)) {
+            ByteBuffer twice = ByteBuffer.allocateDirect(12);
+            for (int i = 0; i < twice.capacity(); i++) {
+                twice.put(i, (byte) i);
+            }
+            twice.position(2).limit(10);
+            assertEquals(16, p.client.write(new ByteBuffer[] {twice, twice}));
+            assertEquals(10, twice.position());
+            ByteBuffer received = ByteBuffer.allocate(16);
+            while (received.hasRemaining()) {
+                assertTrue(p.accepted.read(received) > 0);
+            }
+            for (int i = 0; i < 16; i++) {
+                assertEquals(2 + i % 8, received.get(i), "byte " + i);
+            }
+        }
+    }
+
     @ParameterizedTest
     @MethodSource(Impl.ALL)
     void scatterFillsBuffersInOrder(Impl impl) throws Exception {

@@ -1441,6 +1441,8 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         private final long address;
         private final int capacity;
         private final ByteBuffer[] held;
+        /** Each held buffer's position when its entry was made, which the transfer moves on from. */
+        private final int[] positions;
         private int count;
 
         private IoVectors(int capacity) {
@@ -1448,6 +1450,7 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
             this.array = OffHeap.allocate(capacity * Sockets.IOVEC_SIZE);
             this.address = OffHeap.address(array);
             this.held = new ByteBuffer[capacity];
+            this.positions = new int[capacity];
         }
 
         /** {@code current} if it has room for {@code count} entries (or IOV_MAX), else a larger one. */
@@ -1470,32 +1473,43 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
          * or, when the caller's array changed since its checks, a heap or read-only one.
          */
         int fill(ByteBuffer[] buffers, int offset, int length, boolean reading) {
-            for (int i = offset; i < offset + length && count < capacity; i++) {
-                ByteBuffer buffer = buffers[i];
-                int position = buffer.position();
-                int remaining = buffer.limit() - position;
-                if (remaining > 0) {
-                    long address = buffer.isDirect() && !(reading && buffer.isReadOnly()) ? OffHeap.address(buffer) : 0;
-                    if (address == 0) {
-                        release();
-                        return -1;
+            try {
+                for (int i = offset; i < offset + length && count < capacity; i++) {
+                    ByteBuffer buffer = buffers[i];
+                    int position = buffer.position();
+                    int remaining = buffer.limit() - position;
+                    if (remaining > 0) {
+                        long address = buffer.isDirect() && !(reading && buffer.isReadOnly())
+                                ? OffHeap.address(buffer) : 0;
+                        if (address == 0) {
+                            release();
+                            return -1;
+                        }
+                        int entry = count * Sockets.IOVEC_SIZE;
+                        array.putLong(entry, address + position);
+                        array.putLong(entry + Long.BYTES, remaining);
+                        positions[count] = position;
+                        held[count++] = buffer;
                     }
-                    int entry = count * Sockets.IOVEC_SIZE;
-                    array.putLong(entry, address + position);
-                    array.putLong(entry + Long.BYTES, remaining);
-                    held[count++] = buffer;
                 }
+                return count;
+            } catch (RuntimeException e) {
+                // A null put in the caller's array since its checks, say: nothing stays held.
+                release();
+                throw e;
             }
-            return count;
         }
 
-        /** Moves the held buffers' positions past the {@code n} bytes a readv or writev moved. */
+        /**
+         * Moves the held buffers' positions past the {@code n} bytes a readv or writev moved, each
+         * from where its entry began, as the JDK's channels do: a buffer given twice ends where
+         * one of its entries ended.
+         */
         void advance(long n) {
             long left = n;
             for (int i = 0; i < count && left > 0; i++) {
                 int step = (int) Math.min(array.getLong(i * Sockets.IOVEC_SIZE + Long.BYTES), left);
-                ByteBuffer buffer = held[i];
-                buffer.position(buffer.position() + step);
+                held[i].position(positions[i] + step);
                 left -= step;
             }
         }

@@ -135,14 +135,18 @@ final class Runner {
     }
 
     /**
-     * The trials rotated by an equal share of the list per round, and reversed in even rounds:
-     * round 1 keeps the list's order. A rotation alone keeps each trial behind the same one.
+     * The trials from a start that moves by an equal share of the list per round, forwards in odd
+     * rounds and backwards in even ones: round 1 keeps the list's order. A rotation alone keeps
+     * each trial behind the same one.
      */
     private static List<Experiment.Trial> inRoundOrder(List<Experiment.Trial> trials, int round, int rounds) {
         List<Experiment.Trial> order = new ArrayList<>(trials);
-        int step = Math.max(1, trials.size() / rounds);
-        Collections.rotate(order, -(round - 1) * step);
-        if (round % 2 == 0) {
+        int start = (round - 1) * Math.max(1, trials.size() / rounds);
+        if (round % 2 == 1) {
+            Collections.rotate(order, -start);
+        } else {
+            // From the one after the start to the start, reversed: the start, then the ones before it.
+            Collections.rotate(order, -(start + 1));
             Collections.reverse(order);
         }
         return order;

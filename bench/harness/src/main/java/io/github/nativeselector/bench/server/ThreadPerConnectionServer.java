@@ -82,8 +82,8 @@ final class ThreadPerConnectionServer implements Server {
     }
 
     /**
-     * One read, as much as the buffer takes, then every complete request in it answered: one
-     * system call a request, as the selector servers and the C server make.
+     * One read, as much as the buffer takes, then every complete request in it answered, each
+     * with one write: a read and a write a request, as the selector servers and the C server make.
      */
     private static void serve(Socket socket) {
         try (socket) {
@@ -124,9 +124,7 @@ final class ThreadPerConnectionServer implements Server {
             if (requests.remaining() < requestLength) {
                 break;
             }
-            if (reply.capacity() < replyLength) {
-                reply = ByteBuffer.allocate(Protocol.MAX_BYTES);
-            }
+            reply = reply.capacity() < replyLength ? ByteBuffer.allocate(Protocol.MAX_BYTES) : reply.clear();
             Protocol.fillReply(reply, requests, at, requestLength, replyLength);
             requests.position(at + requestLength);
             out.write(reply.array(), 0, replyLength);
