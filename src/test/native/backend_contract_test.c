@@ -291,6 +291,22 @@ static void test_mod_replaces_the_events(void)
     ops->close(b);
 }
 
+/* A MOD to events ready at once, of a registration whose poll waits: reported at the next poll. */
+static void test_mod_to_events_ready_now_is_reported(void)
+{
+    struct ns_backend *b = open_backend(ops, 8);
+    int sv[2];
+    make_pair(sv);
+    apply_ok(b, NS_OP_ADD, sv[0], NS_IN, TOKEN_A);
+    expect_none(b);
+    apply_ok(b, NS_OP_MOD, sv[0], NS_OUT, TOKEN_A); /* writable already */
+    expect_one(b, TOKEN_A, NS_OUT);
+    apply_ok(b, NS_OP_MOD, sv[0], NS_IN | NS_OUT, TOKEN_A);
+    expect_one(b, TOKEN_A, NS_OUT);
+    close_pair(sv);
+    ops->close(b);
+}
+
 /* "ADD and MOD both mean 'watch these events'": whatever the kernel holds for the fd. */
 static void test_add_and_mod_both_mean_watch(void)
 {
@@ -681,6 +697,7 @@ static const struct test tests[] = {
     T(test_signal_ends_the_wait_with_eintr),
     T(test_add_is_level_triggered),
     T(test_mod_replaces_the_events),
+    T(test_mod_to_events_ready_now_is_reported),
     T(test_add_and_mod_both_mean_watch),
     T(test_del_stops_reports),
     T(test_mod_to_no_events_parks),

@@ -442,12 +442,55 @@ static void test_sync_apply_makes_calls(void)
     struct ns_backend *r = open_backend(&ns_uring_ops, 8);
     int sv[2];
     make_pair(sv);
-    /* The socket is never readable: the poll stays armed, so each change has a poll to act on. */
+    /* The socket is never readable: the poll stays armed, so each change has a poll to act on
+       (after the MOD's removal, once the poll has armed the new one). */
     CHECK(apply_ok(r, NS_OP_ADD, sv[0], NS_IN, TOKEN_A) >= 1);
     CHECK(apply_ok(r, NS_OP_MOD, sv[0], NS_IN | NS_HUP, TOKEN_A) >= 1);
+    expect_none(r);
     CHECK(apply_ok(r, NS_OP_DEL, sv[0], 0, TOKEN_A) >= 1);
     /* A sync apply with nothing to submit makes no call. */
     CHECK(apply_ok(r, NS_OP_DEL, sv[0], 0, TOKEN_A) == 0);
+    close_pair(sv);
+    ns_uring_ops.close(r);
+}
+
+/*
+ * An interest change of an armed poll removes it and arms one for the new events once its end is
+ * seen, never an in-place update (whose completion Linux 6.0 until a fix of December 2025 could
+ * lose when the update made the poll ready): the sync apply awaits that end, so that the next
+ * one has no removal left to wait for and makes one call.
+ */
+static void test_mod_of_armed_poll_removes_it_and_arms_another(void)
+{
+    struct ns_backend *r = open_backend(&ns_uring_ops, 8);
+    int sv[2], other[2];
+    make_pair(sv);
+    make_pair(other);
+    apply_ok(r, NS_OP_ADD, sv[0], NS_IN, TOKEN_A);
+    expect_none(r);
+    CHECK(apply_ok(r, NS_OP_MOD, sv[0], NS_OUT, TOKEN_A) >= 1);
+    CHECK(apply_ok(r, NS_OP_ADD, other[0], NS_IN, TOKEN_D) == 1);
+    expect_one(r, TOKEN_A, NS_OUT);
+    /* Not sync, and a poll that does not wait: that poll submits the removal, sees its end, and
+       arms and checks the new poll before it returns. */
+    int error = -1;
+    CHECK(apply1(r, NS_OP_MOD, sv[0], NS_IN, TOKEN_A, 0, &error) == 0 && error == 0);
+    expect_none(r);
+    CHECK(apply1(r, NS_OP_MOD, sv[0], NS_OUT, TOKEN_A, 0, &error) == 0 && error == 0);
+    struct ns_ready ready[4];
+    CHECK(poll_records(r, ready, 4, 0, NULL) == 1);
+    CHECK(ready[0].token == TOKEN_A && ready[0].events == NS_OUT);
+    /* The same when the poll has another record to report: both come back. */
+    CHECK(apply1(r, NS_OP_MOD, sv[0], NS_IN, TOKEN_A, 0, &error) == 0 && error == 0);
+    expect_none(r);
+    CHECK(apply1(r, NS_OP_MOD, other[0], NS_OUT, TOKEN_D, 0, &error) == 0 && error == 0);
+    expect_one(r, TOKEN_D, NS_OUT);
+    CHECK(apply1(r, NS_OP_MOD, sv[0], NS_OUT, TOKEN_A, 0, &error) == 0 && error == 0);
+    CHECK(poll_records(r, ready, 4, 0, NULL) == 2);
+    CHECK(ready[0].token != ready[1].token);
+    CHECK(ready[0].events == NS_OUT && ready[1].events == NS_OUT);
+    apply_ok(r, NS_OP_DEL, other[0], 0, TOKEN_D);
+    close_pair(other);
     close_pair(sv);
     ns_uring_ops.close(r);
 }
@@ -831,6 +874,7 @@ static const struct test tests[] = {
     T(test_completion_set_aside_as_poll_waits_ends_the_wait),
     T(test_nonsync_add_then_poll),
     T(test_sync_apply_makes_calls),
+    T(test_mod_of_armed_poll_removes_it_and_arms_another),
     T(test_socket_closed_while_armed_lives_until_del),
     T(test_refused_add_leaves_slot_free),
     T(test_refused_del_leaves_poll_to_remove),

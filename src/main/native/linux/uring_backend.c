@@ -15,7 +15,7 @@
 #define CQ_ENTRIES 4096
 #define INITIAL_SLOTS 64
 
-/* Linux 5.13's poll updates (IORING_FEAT_RSRC_TAGS is the mark of that release), timed waits,
+/* Linux 5.13 or later (IORING_FEAT_RSRC_TAGS is the mark of that release), timed waits,
    completions never dropped, and the poll opcodes (uring_backend.h). */
 static const unsigned needed_opcodes[] = { IORING_OP_POLL_ADD, IORING_OP_POLL_REMOVE };
 static const struct ring_needs needs = {

@@ -17,18 +17,20 @@
  *   open    io_uring_setup with a submission ring of 256 entries and a completion ring of 4096
  *           (IORING_SETUP_CQSIZE, clamped to the kernel's maximum), checking what the
  *           backend needs: IORING_FEAT_SINGLE_MMAP, IORING_FEAT_NODROP, IORING_FEAT_EXT_ARG
- *           (timed waits), poll updates (IORING_FEAT_RSRC_TAGS marks Linux 5.13), and the
+ *           (timed waits), Linux 5.13 or later (IORING_FEAT_RSRC_TAGS marks it), and the
  *           POLL_ADD/POLL_REMOVE opcodes (IORING_REGISTER_PROBE); then both rings are
  *           mapped and a non-blocking eventfd made for wakeups. Records go straight into
  *           the caller's array, so `capacity` only has to be at least 1 (-EINVAL). -EPERM,
  *           -ENOSYS, -EINVAL and -EOPNOTSUPP mean io_uring is unavailable here (seccomp,
  *           kernel.io_uring_disabled, an old kernel); -ENOMEM means the ring could not be
  *           allocated (RLIMIT_MEMLOCK).
- *   apply   A key's slot is the low 32 bits of its token. ADD and MOD arm a poll, or update
- *           the events of the armed one (IORING_POLL_UPDATE_EVENTS); while that poll is
- *           being removed or waits to be armed again, the new events go with the next arm.
- *           DEL removes the poll (IORING_OP_POLL_REMOVE), and so do ADD and MOD to no
- *           events: a poll for none would still complete on every hang-up. A removal or update the kernel
+ *   apply   A key's slot is the low 32 bits of its token. ADD and MOD arm a poll; for a slot
+ *           whose poll is armed, they remove it and the new events go with the arm that
+ *           follows its end, as they do while a poll is being removed or waits to be armed
+ *           again (never IORING_POLL_UPDATE_EVENTS: Linux 6.0 to the fix of December 2025
+ *           lose the completion of a poll that an update makes ready at once). DEL removes
+ *           the poll (IORING_OP_POLL_REMOVE), and so do ADD and MOD to no events: a poll
+ *           for none would still complete on every hang-up. A removal the kernel
  *           refuses with EALREADY (the poll was being woken on the thread that armed it) is
  *           asked again, of that poll, even once its slot has gone to a new key (whose poll
  *           is armed when the old one ends). A change whose request cannot be queued (the

@@ -8,7 +8,7 @@
  *
  *   uring_ring.c            the ring: setup, mapping, entries, io_uring_enter (uring_ring.h).
  *   uring_registrations.c   the registration table and the requests that keep the kernel's polls
- *                           in step with it: arm, remove, update, refused ones asked again,
+ *                           in step with it: arm, remove (an interest change too), refused ones asked again,
  *                           removals awaited (sync apply, close), the doorbell no-op.
  *   uring_readiness.c       what completions mean: records reported or set aside, polls armed
  *                           again, stale records dropped, the poll's wait.
@@ -43,7 +43,7 @@
 #include <time.h>
 
 /*
- * user_data of a poll removal or update: the bit no key's token has (NS_BACKEND_TOKEN_BIT), and
+ * user_data of a poll removal: the bit no key's token has (NS_BACKEND_TOKEN_BIT), and
  * the slot of the poll it is about.
  */
 #define CONTROL_BIT NS_BACKEND_TOKEN_BIT
@@ -58,7 +58,7 @@ struct registration {
     uint8_t armed;    /* a poll with armed_token is in the kernel */
     uint8_t removing; /* ... and its removal has been asked for */
     uint8_t queued;   /* in the re-arm list */
-    uint8_t refused;  /* its removal or update was refused (EALREADY): to be asked again */
+    uint8_t refused;  /* its removal was refused (EALREADY): to be asked again */
     uint32_t reported; /* the poll call that last reported this fd */
 };
 

@@ -152,6 +152,20 @@ static int rearm(struct ns_uring *r, int *calls)
     return err;
 }
 
+/*
+ * Under the lock: whether a poll that ended without a record (removed by an interest change, say)
+ * waits to be armed again by this call.
+ */
+static int rearm_waiting(const struct ns_uring *r)
+{
+    for (uint32_t i = 0; i < r->rearm_count; i++) {
+        const struct registration *g = &r->regs[r->rearm[i]];
+        if (g->queued && g->active && !g->armed && g->reported != r->poll_calls)
+            return 1;
+    }
+    return 0;
+}
+
 /* Whether a record set aside still says something about its registration as it is now. */
 static int still_current(struct ns_uring *r, const struct ns_ready *record)
 {
@@ -223,6 +237,10 @@ int uring_collect(struct ns_uring *r, struct ns_ready *ready, int capacity, int 
 int uring_wait_for_readiness(struct ns_uring *r, struct ns_ready *ready, int capacity, int n,
                              int timeout_ms, int64_t deadline, int *calls)
 {
+    /* The polls an interest change removed during this call are armed again, once, before it
+       returns, and what they complete with at once is taken too: the select reports the new
+       interest, whatever else it has to report. */
+    int armed_removed = 0;
     for (;;) {
         /* Once the deadline has passed, what is queued is still submitted and what completes at
            once taken: the polls armed again for fds that were ready when this call began,
@@ -250,14 +268,17 @@ int uring_wait_for_readiness(struct ns_uring *r, struct ns_ready *ready, int cap
             break;
         }
         n += taken + completed;
-        if (n > 0 || !wait || entered == -ETIME)
+        int ending = n > 0 || !wait || entered == -ETIME;
+        if (ending && (armed_removed || n == capacity || !rearm_waiting(r)))
             break;
-        if (entered == -EINTR) {
+        if (!ending && entered == -EINTR) {
             n = -EINTR;
             break;
         }
-        /* Woken by completions with nothing to report (removals, cancelled polls): arm again
-           what was cancelled, and wait on. */
+        /* Armed now, the removed polls are checked by the next io_uring_enter, which does not
+           wait when this one was to end; woken by completions with nothing to report (removals,
+           cancelled polls), this one arms again what was cancelled, and waits on. */
+        armed_removed = ending;
         int err = rearm(r, calls);
         if (err < 0) {
             n = err;

@@ -44,9 +44,14 @@ int uring_arm_registration(struct ns_uring *r, struct registration *g, int *call
     return err;
 }
 
-/* Removes the poll with this token, or with IORING_POLL_UPDATE_EVENTS changes its events. */
-static int remove_or_update(struct ns_uring *r, uint64_t token, uint32_t update_flags, uint32_t events,
-                            int *calls)
+/*
+ * Removes the poll with this token. An interest change removes the poll too, and arms a new one
+ * when the old one's end is seen, rather than change its events with IORING_POLL_UPDATE_EVENTS:
+ * from Linux 6.0 until the fix of December 2025 (84230ad2d2af, and the stable kernels that took
+ * it), an update that made the poll ready at once completed it without posting its completion,
+ * which left the key unpolled for good.
+ */
+static int remove_poll(struct ns_uring *r, uint64_t token, int *calls)
 {
     struct io_uring_sqe *sqe;
     int err = ring_next_sqe(&r->ring, calls, &sqe);
@@ -55,16 +60,25 @@ static int remove_or_update(struct ns_uring *r, uint64_t token, uint32_t update_
     sqe->opcode = IORING_OP_POLL_REMOVE;
     sqe->fd = -1;
     sqe->addr = token;
-    sqe->len = update_flags;
-    sqe->poll32_events = poll_events(events);
     sqe->user_data = CONTROL_BIT | (uint32_t)token;
     return 0;
 }
 
+/* Removes the registration's armed poll, counted until its completion is seen. */
+static int remove_armed(struct ns_uring *r, struct registration *wanted, int *calls)
+{
+    int err = remove_poll(r, wanted->armed_token, calls);
+    if (err == 0) {
+        wanted->removing = 1;
+        r->removals_pending++;
+    }
+    return err;
+}
+
 /*
- * Under the lock: the answer to a removal or update. EALREADY means the poll was being woken on
- * the thread that armed it; that thread's task work then either completes the poll or, if the
- * fd is no longer ready, arms it again, and the request is lost: it is asked again.
+ * Under the lock: the answer to a removal. EALREADY means the poll was being woken on the thread
+ * that armed it; that thread's task work then either completes the poll or, if the fd is no
+ * longer ready, arms it again, and the request is lost: it is asked again.
  */
 void uring_control_completed(struct ns_uring *r, uint32_t slot, int res)
 {
@@ -78,8 +92,8 @@ void uring_control_completed(struct ns_uring *r, uint32_t slot, int res)
 }
 
 /*
- * Under the lock: asks again for the removals and updates refused so far, of the poll as it was
- * armed: the slot may have a new key by now, whose poll waits for the old one to end.
+ * Under the lock: asks again for the removals refused so far, of the poll as it was armed: the
+ * slot may have a new key by now, whose poll waits for the old one to end.
  */
 int uring_ask_again(struct ns_uring *r, int *calls)
 {
@@ -88,9 +102,7 @@ int uring_ask_again(struct ns_uring *r, int *calls)
         if (!g->refused)
             continue;
         if (g->armed) {
-            int err = g->removing || !g->active
-                          ? remove_or_update(r, g->armed_token, 0, 0, calls)
-                          : remove_or_update(r, g->armed_token, IORING_POLL_UPDATE_EVENTS, g->events, calls);
+            int err = remove_poll(r, g->armed_token, calls);
             if (err < 0)
                 return err;
         }
@@ -218,22 +230,18 @@ int uring_apply_one(struct ns_uring *r, const struct ns_change *c, int *calls)
         wanted.events = c->events;
         wanted.active = 1;
         if (g->armed && !g->removing)
-            err = remove_or_update(r, g->armed_token, IORING_POLL_UPDATE_EVENTS, wanted.events, calls);
+            err = remove_armed(r, &wanted, calls);
         else if (!g->armed && !g->queued)
             err = uring_arm_registration(r, &wanted, calls);
-        /* else armed with the new events once the old poll's completion is seen */
+        /* Armed with the new events once the old poll's completion is seen. */
         break;
     case NS_OP_DEL:
         /* Absent, or already removed, is the goal. */
         if (!g->active || g->token != c->token)
             return 0;
         wanted.active = 0;
-        if (g->armed && !g->removing) {
-            err = remove_or_update(r, g->armed_token, 0, 0, calls);
-            wanted.removing = 1;
-            if (err == 0)
-                r->removals_pending++;
-        }
+        if (g->armed && !g->removing)
+            err = remove_armed(r, &wanted, calls);
         break;
     default:
         return -EINVAL;
@@ -254,11 +262,8 @@ void uring_remove_every_poll(struct ns_uring *r)
     int err = 0;
     for (uint32_t slot = 0; slot < r->slots && err == 0; slot++) {
         struct registration *g = &r->regs[slot];
-        if (g->armed && !g->removing) {
-            g->removing = 1;
-            r->removals_pending++;
-            err = remove_or_update(r, g->armed_token, 0, 0, &calls);
-        }
+        if (g->armed && !g->removing)
+            err = remove_armed(r, g, &calls);
         g->active = 0;
     }
     if (err == 0)
