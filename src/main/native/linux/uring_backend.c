@@ -153,8 +153,9 @@ static const char *uring_explain(enum ns_backend_call call, int err)
     case EOPNOTSUPP:
         return "io_uring is unavailable: this kernel's io_uring lacks what the backend needs (Linux 5.13 or later)";
     case ENOMEM:
-        return "io_uring ring could not be allocated: raise the locked-memory limit (ulimit -l, "
-               "RLIMIT_MEMLOCK), which rings count against before Linux 5.12";
+        return "io_uring ring could not be allocated: on Linux 5.13 or later (what this backend "
+               "needs) memory, or its cgroup's limit, ran out; an older kernel counts rings against "
+               "the locked-memory limit (ulimit -l), but this backend cannot run there";
     default:
         return NULL;
     }
