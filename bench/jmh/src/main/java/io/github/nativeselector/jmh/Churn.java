@@ -43,6 +43,9 @@ import org.openjdk.jmh.annotations.Warmup;
  *       {@code OP_READ -> 0}, {@code selectNow()}, back {@code 0 -> OP_READ}, {@code selectNow()};
  *       scored per interest change (2 x {@value #WINDOW} per invocation), so a select comes every
  *       {@value #WINDOW} changes. Windows walk round the idle keys.
+ *   <li>{@link #writeInterestToggle}: as {@link #interestToggle}, but {@code OP_READ ->
+ *       OP_READ | OP_WRITE -> OP_READ}, as a server asks for writability while a reply is
+ *       pending: the key stays in the kernel, and each select reports the window writable.
  * </ul>
  *
  * <p>{@code batchThreshold} is {@code nativeselector.batchThreshold}: 1 applies every change as
@@ -125,6 +128,24 @@ public class Churn {
             keys[i].interestOps(0);
         }
         int n = selector.selectNow();
+        for (int i = first; i < end; i++) {
+            keys[i].interestOps(SelectionKey.OP_READ);
+        }
+        return n + selector.selectNow();
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(2 * WINDOW)
+    public int writeInterestToggle() throws IOException {
+        SelectionKey[] keys = idleKeys;
+        int first = window;
+        int end = first + WINDOW;
+        window = end + WINDOW > IDLE ? 0 : end;
+        for (int i = first; i < end; i++) {
+            keys[i].interestOps(SelectionKey.OP_READ | SelectionKey.OP_WRITE);
+        }
+        int n = selector.selectNow();
+        selector.selectedKeys().clear();
         for (int i = first; i < end; i++) {
             keys[i].interestOps(SelectionKey.OP_READ);
         }
