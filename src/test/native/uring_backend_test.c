@@ -414,6 +414,53 @@ static void test_completion_set_aside_as_poll_waits_ends_the_wait(void)
     ns_uring_ops.close(r);
 }
 
+struct change_during_wait {
+    struct ns_backend *r;
+    int fd;
+};
+
+/* A sync MOD of TOKEN_A's registration to NS_OUT, on a thread of its own. */
+static void mod_to_out_on_thread(void *arg)
+{
+    struct change_during_wait *w = arg;
+    struct apply_args a = {
+        .r = w->r,
+        .change = { .token = TOKEN_A, .fd = w->fd, .events = NS_OUT, .op = NS_OP_MOD, .error = -1 },
+        .sync = 1,
+        .result = -1,
+    };
+    pthread_t t;
+    CHECK(pthread_create(&t, NULL, apply_on_thread, &a) == 0);
+    CHECK(pthread_join(t, NULL) == 0);
+    CHECK(a.change.error == 0);
+}
+
+/*
+ * An interest change made by a sync apply on another thread while a poll is about to wait (it has
+ * dropped the lock, not yet entered the kernel): the apply takes the end of the poll it removed
+ * off the ring, so the waiting poll is woken to arm the new one, which reports the fd at once.
+ */
+static void test_interest_change_as_poll_waits_ends_the_wait(void)
+{
+    struct ns_backend *r = open_backend(&ns_uring_ops, 8);
+    int sv[2];
+    make_pair(sv);
+    apply_ok(r, NS_OP_ADD, sv[0], NS_IN, TOKEN_A);
+    struct ns_ready ready[4];
+    CHECK(poll_records(r, ready, 4, 0, NULL) == 0); /* A's poll armed, by this thread */
+    struct change_during_wait w = { r, sv[0] };
+    after_next_unlock = mod_to_out_on_thread;
+    after_next_unlock_arg = &w;
+    long start = now_ms();
+    int n = poll_records(r, ready, 4, READY_WAIT_MS, NULL);
+    long waited = now_ms() - start;
+    CHECK(after_next_unlock == NULL);
+    CHECK(n == 1 && ready[0].token == TOKEN_A && ready[0].events == NS_OUT);
+    CHECK(waited < READY_WAIT_MS);
+    close_pair(sv);
+    ns_uring_ops.close(r);
+}
+
 /* ---- apply: sync and not ---- */
 
 static void test_nonsync_add_then_poll(void)
@@ -471,11 +518,11 @@ static void test_mod_of_armed_poll_removes_it_and_arms_another(void)
     CHECK(apply_ok(r, NS_OP_MOD, sv[0], NS_OUT, TOKEN_A) >= 1);
     CHECK(apply_ok(r, NS_OP_ADD, other[0], NS_IN, TOKEN_D) == 1);
     expect_one(r, TOKEN_A, NS_OUT);
-    /* Not sync, and a poll that does not wait: that poll submits the removal, sees its end, and
-       arms and checks the new poll before it returns. */
     int error = -1;
     CHECK(apply1(r, NS_OP_MOD, sv[0], NS_IN, TOKEN_A, 0, &error) == 0 && error == 0);
     expect_none(r);
+    /* Not sync, and a poll that does not wait: that poll submits the removal, sees its end, and
+       arms and checks the new poll before it returns. */
     CHECK(apply1(r, NS_OP_MOD, sv[0], NS_OUT, TOKEN_A, 0, &error) == 0 && error == 0);
     struct ns_ready ready[4];
     CHECK(poll_records(r, ready, 4, 0, NULL) == 1);
@@ -872,6 +919,7 @@ static const struct test tests[] = {
     T(test_idle_poll_without_wait_needs_no_call),
     T(test_completions_set_aside_are_checked_again),
     T(test_completion_set_aside_as_poll_waits_ends_the_wait),
+    T(test_interest_change_as_poll_waits_ends_the_wait),
     T(test_nonsync_add_then_poll),
     T(test_sync_apply_makes_calls),
     T(test_mod_of_armed_poll_removes_it_and_arms_another),

@@ -23,7 +23,8 @@
  *           the caller's array, so `capacity` only has to be at least 1 (-EINVAL). -EPERM,
  *           -ENOSYS, -EINVAL and -EOPNOTSUPP mean io_uring is unavailable here (seccomp,
  *           kernel.io_uring_disabled, an old kernel); -ENOMEM means the ring could not be
- *           allocated (RLIMIT_MEMLOCK).
+ *           allocated (memory, or the cgroup's limit; RLIMIT_MEMLOCK counts rings only
+ *           before Linux 5.12, older than this backend runs on).
  *   apply   A key's slot is the low 32 bits of its token. ADD and MOD arm a poll; for a slot
  *           whose poll is armed, they remove it and the new events go with the arm that
  *           follows its end, as they do while a poll is being removed or waits to be armed

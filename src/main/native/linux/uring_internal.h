@@ -95,6 +95,9 @@ int uring_take_completions(struct ns_uring *r, struct ns_ready *out, int capacit
 int uring_collect(struct ns_uring *r, struct ns_ready *ready, int capacity, int *calls);
 int uring_wait_for_readiness(struct ns_uring *r, struct ns_ready *ready, int capacity, int n,
                              int timeout_ms, int64_t deadline, int *calls);
+/* Whether a poll that ended without a record (removed by an interest change, say) waits to be
+   armed again, and no poll call has reported its fd yet. */
+int uring_rearm_waiting(const struct ns_uring *r);
 
 static inline int64_t now_ms(void)
 {

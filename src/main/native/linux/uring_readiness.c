@@ -48,6 +48,11 @@ static int complete(struct ns_uring *r, const struct io_uring_cqe *cqe, struct n
         return 0;
     int current = g->token == token;
     g->armed = 0;
+    /* A removal refused of this poll has nothing left to remove. */
+    if (g->refused) {
+        g->refused = 0;
+        r->refusals--;
+    }
     if (g->removing) {
         g->removing = 0;
         r->removals_pending--;
@@ -152,11 +157,7 @@ static int rearm(struct ns_uring *r, int *calls)
     return err;
 }
 
-/*
- * Under the lock: whether a poll that ended without a record (removed by an interest change, say)
- * waits to be armed again by this call.
- */
-static int rearm_waiting(const struct ns_uring *r)
+int uring_rearm_waiting(const struct ns_uring *r)
 {
     for (uint32_t i = 0; i < r->rearm_count; i++) {
         const struct registration *g = &r->regs[r->rearm[i]];
@@ -269,7 +270,7 @@ int uring_wait_for_readiness(struct ns_uring *r, struct ns_ready *ready, int cap
         }
         n += taken + completed;
         int ending = n > 0 || !wait || entered == -ETIME;
-        if (ending && (armed_removed || n == capacity || !rearm_waiting(r)))
+        if (ending && (armed_removed || n == capacity || !uring_rearm_waiting(r)))
             break;
         if (!ending && entered == -EINTR) {
             n = -EINTR;
@@ -281,7 +282,10 @@ int uring_wait_for_readiness(struct ns_uring *r, struct ns_ready *ready, int cap
         armed_removed = ending;
         int err = rearm(r, calls);
         if (err < 0) {
-            n = err;
+            /* The records taken are gone from the ring: they are returned, the error left for a
+               call with none. */
+            if (n == 0)
+                n = err;
             break;
         }
     }

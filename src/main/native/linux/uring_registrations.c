@@ -179,13 +179,14 @@ static int await_removals(struct ns_uring *r, int *calls)
 
 /*
  * Under the lock: a poll waiting in io_uring_enter waits for completions in the ring, and those
- * set aside are no longer there: a no-op request puts one back, which ends the wait. Then the
- * poll takes what was set aside. (It is rung after every apply that finds records set aside while
- * a poll waits: a later apply may have taken the no-op off the ring before the poll saw it.)
+ * this apply took off it (set aside, or the end of a poll that an interest change removed) are no
+ * longer there: a no-op request puts one back, which ends the wait. Then the poll takes what was
+ * set aside and arms what waits to be armed. (It is rung after every apply that finds either
+ * while a poll waits: a later apply may have taken the no-op off the ring before the poll saw it.)
  */
 static int sound_doorbell(struct ns_uring *r, int *calls)
 {
-    if (!r->poll_waiting || r->aside_count == 0)
+    if (!r->poll_waiting || (r->aside_count == 0 && !uring_rearm_waiting(r)))
         return 0;
     struct io_uring_sqe *sqe;
     int err = ring_next_sqe(&r->ring, calls, &sqe);
