@@ -319,23 +319,25 @@ static void *apply_on_thread(void *arg)
  * "(or set aside by an apply on another thread)": a sync apply takes completions off the ring;
  * they are checked again like completions in the ring.
  */
+/* A sync apply of one change on a thread of its own, expected to succeed: the system calls it made. */
+static int sync_apply_on_thread(struct ns_backend *r, struct ns_change change)
+{
+    struct apply_args a = { .r = r, .change = change, .sync = 1, .result = -1 };
+    pthread_t t;
+    CHECK(pthread_create(&t, NULL, apply_on_thread, &a) == 0);
+    CHECK(pthread_join(t, NULL) == 0);
+    CHECK(a.change.error == 0);
+    return a.result;
+}
+
 /*
  * A sync DEL of a token that is not registered, on a thread of its own: it takes every completion
  * off the ring and sets it aside. Returns the apply's result (the system calls it made).
  */
 static int set_aside_on_thread(struct ns_backend *r)
 {
-    struct apply_args a = {
-        .r = r,
-        .change = { .token = TOKEN_D, .fd = closed_fd(), .op = NS_OP_DEL, .error = -1 },
-        .sync = 1,
-        .result = -1,
-    };
-    pthread_t t;
-    CHECK(pthread_create(&t, NULL, apply_on_thread, &a) == 0);
-    CHECK(pthread_join(t, NULL) == 0);
-    CHECK(a.change.error == 0);
-    return a.result;
+    return sync_apply_on_thread(r, (struct ns_change){ .token = TOKEN_D, .fd = closed_fd(), .op = NS_OP_DEL,
+                                                       .error = -1 });
 }
 
 static void test_completions_set_aside_are_checked_again(void)
@@ -423,16 +425,8 @@ struct change_during_wait {
 static void mod_to_out_on_thread(void *arg)
 {
     struct change_during_wait *w = arg;
-    struct apply_args a = {
-        .r = w->r,
-        .change = { .token = TOKEN_A, .fd = w->fd, .events = NS_OUT, .op = NS_OP_MOD, .error = -1 },
-        .sync = 1,
-        .result = -1,
-    };
-    pthread_t t;
-    CHECK(pthread_create(&t, NULL, apply_on_thread, &a) == 0);
-    CHECK(pthread_join(t, NULL) == 0);
-    CHECK(a.change.error == 0);
+    sync_apply_on_thread(w->r, (struct ns_change){ .token = TOKEN_A, .fd = w->fd, .events = NS_OUT,
+                                                   .op = NS_OP_MOD, .error = -1 });
 }
 
 /*

@@ -28,8 +28,9 @@
  *                           removing when it sees a poll end, and owns queued and reported.
  *   removals_pending        counted up by uring_registrations.c, down by uring_readiness.c.
  *   refusals                uring_registrations.c.
- *   rearm, rearm_count, aside*, wakeup_armed, poll_waiting
- *                           uring_readiness.c (the doorbell reads aside_count and poll_waiting).
+ *   rearm, rearm_count, ended_unreported, aside*, wakeup_armed, poll_waiting
+ *                           uring_readiness.c (the doorbell reads aside_count, ended_unreported
+ *                           and poll_waiting).
  *   poll_calls              uring_backend.c, once per poll.
  */
 #ifndef NS_URING_INTERNAL_H
@@ -72,6 +73,8 @@ struct ns_uring {
     struct registration *regs; /* by slot: the low 32 bits of a token */
     uint32_t *rearm;           /* slots whose poll completed */
     uint32_t slots, rearm_count;
+    int ended_unreported;      /* a poll of an active registration ended without a record (removed
+                                  by an interest change, cancelled) and waits in rearm to be armed */
     uint32_t removals_pending; /* removed polls whose completion has not been seen */
     uint32_t refusals;         /* registrations marked refused */
     uint32_t poll_calls;       /* numbers the poll calls, for registration.reported */
@@ -95,9 +98,6 @@ int uring_take_completions(struct ns_uring *r, struct ns_ready *out, int capacit
 int uring_collect(struct ns_uring *r, struct ns_ready *ready, int capacity, int *calls);
 int uring_wait_for_readiness(struct ns_uring *r, struct ns_ready *ready, int capacity, int n,
                              int timeout_ms, int64_t deadline, int *calls);
-/* Whether a poll that ended without a record (removed by an interest change, say) waits to be
-   armed again, and no poll call has reported its fd yet. */
-int uring_rearm_waiting(const struct ns_uring *r);
 
 static inline int64_t now_ms(void)
 {

@@ -65,8 +65,10 @@ static int complete(struct ns_uring *r, const struct io_uring_cqe *cqe, struct n
         g->queued = 1;
         r->rearm[r->rearm_count++] = slot;
     }
-    if (!current || cqe->res == -ECANCELED)
+    if (!current || cqe->res == -ECANCELED) {
+        r->ended_unreported = 1;
         return 0;
+    }
     record->token = token;
     record->events = cqe->res >= 0 ? ((uint32_t)cqe->res & REPORTED_EVENTS)
                                    : (cqe->res == -EBADF ? NS_NVAL : NS_ERR);
@@ -151,20 +153,12 @@ static int rearm(struct ns_uring *r, int *calls)
             r->rearm[kept++] = r->rearm[i];
     }
     r->rearm_count = kept;
+    if (err == 0)
+        r->ended_unreported = 0;
     if (err == 0 && !r->wakeup_armed && (err = uring_arm(r, r->wakefd, POLLIN, NS_WAKEUP_TOKEN, calls)) == 0)
         r->wakeup_armed = 1;
     ring_publish(&r->ring);
     return err;
-}
-
-int uring_rearm_waiting(const struct ns_uring *r)
-{
-    for (uint32_t i = 0; i < r->rearm_count; i++) {
-        const struct registration *g = &r->regs[r->rearm[i]];
-        if (g->queued && g->active && !g->armed && g->reported != r->poll_calls)
-            return 1;
-    }
-    return 0;
 }
 
 /* Whether a record set aside still says something about its registration as it is now. */
@@ -270,7 +264,7 @@ int uring_wait_for_readiness(struct ns_uring *r, struct ns_ready *ready, int cap
         }
         n += taken + completed;
         int ending = n > 0 || !wait || entered == -ETIME;
-        if (ending && (armed_removed || n == capacity || !uring_rearm_waiting(r)))
+        if (ending && (armed_removed || n == capacity || !r->ended_unreported))
             break;
         if (!ending && entered == -EINTR) {
             n = -EINTR;

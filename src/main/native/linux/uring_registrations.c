@@ -64,9 +64,12 @@ static int remove_poll(struct ns_uring *r, uint64_t token, int *calls)
     return 0;
 }
 
-/* Removes the registration's armed poll, counted until its completion is seen. */
+/* Removes the registration's armed poll, unless none is armed or it is being removed; counted
+   until its completion is seen. */
 static int remove_armed(struct ns_uring *r, struct registration *wanted, int *calls)
 {
+    if (!wanted->armed || wanted->removing)
+        return 0;
     int err = remove_poll(r, wanted->armed_token, calls);
     if (err == 0) {
         wanted->removing = 1;
@@ -186,7 +189,7 @@ static int await_removals(struct ns_uring *r, int *calls)
  */
 static int sound_doorbell(struct ns_uring *r, int *calls)
 {
-    if (!r->poll_waiting || (r->aside_count == 0 && !uring_rearm_waiting(r)))
+    if (!r->poll_waiting || (r->aside_count == 0 && !r->ended_unreported))
         return 0;
     struct io_uring_sqe *sqe;
     int err = ring_next_sqe(&r->ring, calls, &sqe);
@@ -230,19 +233,18 @@ int uring_apply_one(struct ns_uring *r, const struct ns_change *c, int *calls)
         wanted.fd = c->fd;
         wanted.events = c->events;
         wanted.active = 1;
-        if (g->armed && !g->removing)
-            err = remove_armed(r, &wanted, calls);
-        else if (!g->armed && !g->queued)
+        if (!g->armed && !g->queued)
             err = uring_arm_registration(r, &wanted, calls);
-        /* Armed with the new events once the old poll's completion is seen. */
+        else
+            err = remove_armed(r, &wanted, calls);
+        /* Else armed with the new events once the old poll's completion is seen. */
         break;
     case NS_OP_DEL:
         /* Absent, or already removed, is the goal. */
         if (!g->active || g->token != c->token)
             return 0;
         wanted.active = 0;
-        if (g->armed && !g->removing)
-            err = remove_armed(r, &wanted, calls);
+        err = remove_armed(r, &wanted, calls);
         break;
     default:
         return -EINVAL;
@@ -263,8 +265,7 @@ void uring_remove_every_poll(struct ns_uring *r)
     int err = 0;
     for (uint32_t slot = 0; slot < r->slots && err == 0; slot++) {
         struct registration *g = &r->regs[slot];
-        if (g->armed && !g->removing)
-            err = remove_armed(r, g, &calls);
+        err = remove_armed(r, g, &calls);
         g->active = 0;
     }
     if (err == 0)

@@ -488,23 +488,21 @@ public final class NativeSelector extends AbstractSelector {
 
     @Override
     protected void implCloseSelector() throws IOException {
-        RuntimeException wakeupFailure = null;
+        Exception failure = null;
         try {
             wakeup();
         } catch (RuntimeException e) {
-            wakeupFailure = e;
+            failure = e;
         }
         try {
             closeUnderLock();
         } catch (IOException | RuntimeException e) {
-            if (wakeupFailure != null) {
-                e.addSuppressed(wakeupFailure);
+            if (failure != null) {
+                e.addSuppressed(failure);
             }
-            throw e;
+            failure = e;
         }
-        if (wakeupFailure != null) {
-            throw wakeupFailure;
-        }
+        throwIfAny(failure);
     }
 
     /**

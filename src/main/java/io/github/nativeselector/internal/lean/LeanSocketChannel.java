@@ -637,11 +637,11 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         }
         IoVectors vectors = reading ? (readVectors = IoVectors.atLeast(readVectors, withBytes))
                 : (writeVectors = IoVectors.atLeast(writeVectors, withBytes));
-        int count = vectors.fill(buffers, offset, length, reading);
-        if (count < 0) {
-            return transferEach(buffers, offset, length, reading);
-        }
         try {
+            int count = vectors.fill(buffers, offset, length, reading);
+            if (count < 0) {
+                return transferEach(buffers, offset, length, reading);
+            }
             long n = transferVectors(vectors.address(), count, reading);
             if (n > 0) {
                 vectors.advance(n);
@@ -1468,36 +1468,30 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
         }
 
         /**
-         * One entry per buffer with bytes remaining, up to the capacity: how many; or -1, with no
-         * buffer held, when one of them cannot be an entry: a memory segment's view (no address),
-         * or, when the caller's array changed since its checks, a heap or read-only one.
+         * One entry per buffer with bytes remaining, up to the capacity: how many; or -1 when one
+         * of them cannot be an entry: a memory segment's view (no address), or, when the caller's
+         * array changed since its checks, a heap or read-only one. The caller releases what it
+         * holds, whatever the outcome.
          */
         int fill(ByteBuffer[] buffers, int offset, int length, boolean reading) {
-            try {
-                for (int i = offset; i < offset + length && count < capacity; i++) {
-                    ByteBuffer buffer = buffers[i];
-                    int position = buffer.position();
-                    int remaining = buffer.limit() - position;
-                    if (remaining > 0) {
-                        long address = buffer.isDirect() && !(reading && buffer.isReadOnly())
-                                ? OffHeap.address(buffer) : 0;
-                        if (address == 0) {
-                            release();
-                            return -1;
-                        }
-                        int entry = count * Sockets.IOVEC_SIZE;
-                        array.putLong(entry, address + position);
-                        array.putLong(entry + Long.BYTES, remaining);
-                        positions[count] = position;
-                        held[count++] = buffer;
+            for (int i = offset; i < offset + length && count < capacity; i++) {
+                ByteBuffer buffer = buffers[i];
+                int position = buffer.position();
+                int remaining = buffer.limit() - position;
+                if (remaining > 0) {
+                    long address = buffer.isDirect() && !(reading && buffer.isReadOnly())
+                            ? OffHeap.address(buffer) : 0;
+                    if (address == 0) {
+                        return -1;
                     }
+                    int entry = count * Sockets.IOVEC_SIZE;
+                    array.putLong(entry, address + position);
+                    array.putLong(entry + Long.BYTES, remaining);
+                    positions[count] = position;
+                    held[count++] = buffer;
                 }
-                return count;
-            } catch (RuntimeException e) {
-                // A null put in the caller's array since its checks, say: nothing stays held.
-                release();
-                throw e;
             }
+            return count;
         }
 
         /**

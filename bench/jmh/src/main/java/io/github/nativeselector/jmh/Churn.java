@@ -121,9 +121,8 @@ public class Churn {
     @OperationsPerInvocation(2 * WINDOW)
     public int interestToggle() throws IOException {
         SelectionKey[] keys = idleKeys;
-        int first = window;
+        int first = nextWindow();
         int end = first + WINDOW;
-        window = end + WINDOW > IDLE ? 0 : end;
         for (int i = first; i < end; i++) {
             keys[i].interestOps(0);
         }
@@ -138,9 +137,8 @@ public class Churn {
     @OperationsPerInvocation(2 * WINDOW)
     public int writeInterestToggle() throws IOException {
         SelectionKey[] keys = idleKeys;
-        int first = window;
+        int first = nextWindow();
         int end = first + WINDOW;
-        window = end + WINDOW > IDLE ? 0 : end;
         for (int i = first; i < end; i++) {
             keys[i].interestOps(SelectionKey.OP_READ | SelectionKey.OP_WRITE);
         }
@@ -150,6 +148,13 @@ public class Churn {
             keys[i].interestOps(SelectionKey.OP_READ);
         }
         return n + selector.selectNow();
+    }
+
+    /** The first key of this invocation's window; the windows walk round the idle keys. */
+    private int nextWindow() {
+        int first = window;
+        window = first + 2 * WINDOW > IDLE ? 0 : first + WINDOW;
+        return first;
     }
 
     @TearDown(Level.Trial)

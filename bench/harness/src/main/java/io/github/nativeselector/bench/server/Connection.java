@@ -57,17 +57,10 @@ final class Connection {
 
     /** Answers complete requests from {@code in} (read mode) until one reply cannot be written whole. */
     private void serve(ByteBuffer in) throws IOException {
-        while (pendingOut == null && in.remaining() >= Protocol.HEADER_BYTES) {
-            int at = in.position();
-            int requestLength = in.getInt(at);
-            int replyLength = in.getInt(at + 4);
-            Protocol.check(requestLength, replyLength);
-            if (in.remaining() < requestLength) {
-                return;
-            }
+        int replyLength;
+        while (pendingOut == null && (replyLength = Protocol.replyLengthOfWholeRequest(in)) > 0) {
             ByteBuffer reply = loop.replyBuffer.clear();
-            Protocol.fillReply(reply, in, at, requestLength, replyLength);
-            in.position(at + requestLength);
+            Protocol.reply(in, reply, replyLength);
             channel.write(reply);
             if (reply.hasRemaining()) {
                 pendingOut = ByteBuffer.allocate(reply.remaining()).put(reply).flip();

@@ -30,11 +30,32 @@ final class Protocol {
         }
     }
 
-    /** Writes the reply to the request at {@code in[at, at + requestLength)} into {@code reply}, ready to be written. */
-    static void fillReply(ByteBuffer reply, ByteBuffer in, int at, int requestLength, int replyLength) {
+    /**
+     * The reply length the request at {@code in}'s position (read mode) asks for, its header
+     * checked; 0 while the request is not all there.
+     */
+    static int replyLengthOfWholeRequest(ByteBuffer in) throws ProtocolException {
+        if (in.remaining() < HEADER_BYTES) {
+            return 0;
+        }
+        int at = in.position();
+        int requestLength = in.getInt(at);
+        int replyLength = in.getInt(at + 4);
+        check(requestLength, replyLength);
+        return in.remaining() < requestLength ? 0 : replyLength;
+    }
+
+    /**
+     * Writes the reply to the whole request at {@code in}'s position into {@code reply}, ready to
+     * be written, and moves {@code in} past the request.
+     */
+    static void reply(ByteBuffer in, ByteBuffer reply, int replyLength) {
+        int at = in.position();
+        int requestLength = in.getInt(at);
         for (int done = 0; done < replyLength; done += requestLength) {
             reply.put(done, in, at, Math.min(requestLength, replyLength - done));
         }
         reply.position(0).limit(replyLength);
+        in.position(at + requestLength);
     }
 }

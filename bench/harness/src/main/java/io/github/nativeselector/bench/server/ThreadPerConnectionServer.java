@@ -116,17 +116,10 @@ final class ThreadPerConnectionServer implements Server {
      * returns the reply buffer, a larger one if a reply needed it.
      */
     private static ByteBuffer answer(ByteBuffer requests, ByteBuffer reply, OutputStream out) throws IOException {
-        while (requests.remaining() >= Protocol.HEADER_BYTES) {
-            int at = requests.position();
-            int requestLength = requests.getInt(at);
-            int replyLength = requests.getInt(at + 4);
-            Protocol.check(requestLength, replyLength);
-            if (requests.remaining() < requestLength) {
-                break;
-            }
+        int replyLength;
+        while ((replyLength = Protocol.replyLengthOfWholeRequest(requests)) > 0) {
             reply = reply.capacity() < replyLength ? ByteBuffer.allocate(Protocol.MAX_BYTES) : reply.clear();
-            Protocol.fillReply(reply, requests, at, requestLength, replyLength);
-            requests.position(at + requestLength);
+            Protocol.reply(requests, reply, replyLength);
             out.write(reply.array(), 0, replyLength);
         }
         return reply;
