@@ -29,6 +29,9 @@ public final class InjectedFaultProbe {
     /** The length of the second buffer of SCATTERING_READ_FAILING_LATER, which its test's rule picks reads by. */
     static final int SECOND_LENGTH = 1234;
 
+    /** The traffic class SET_TRAFFIC_CLASS and SET_TRAFFIC_CLASS_DUAL_STACK set. */
+    static final int TRAFFIC_CLASS = 40;
+
     /** How long an operation that waits waits, should its fault not come. */
     private static final int WAIT_MS = 10_000;
 
@@ -51,6 +54,8 @@ public final class InjectedFaultProbe {
         WRITE_DIRECT(impl -> write(impl, ByteBuffer.allocateDirect(LENGTH))),
         GATHERING_WRITE(impl -> write(impl, ByteBuffer.allocateDirect(LENGTH - 1), ByteBuffer.allocateDirect(1))),
         SET_KEEPALIVE(impl -> onClient(impl, ch -> ch.setOption(StandardSocketOptions.SO_KEEPALIVE, true))),
+        SET_TRAFFIC_CLASS(impl -> onClient(impl, Family.INET, Operation::setTrafficClass)),
+        SET_TRAFFIC_CLASS_DUAL_STACK(impl -> onClient(impl, Family.DEFAULT, Operation::setTrafficClass)),
         GET_RECEIVE_BUFFER(impl -> onClient(impl, ch -> ch.getOption(StandardSocketOptions.SO_RCVBUF))),
         AVAILABLE(impl -> onClient(impl, ch -> ch.socket().getInputStream().available())),
         SEND_URGENT_DATA(impl -> onClient(impl, ch -> {
@@ -172,9 +177,20 @@ public final class InjectedFaultProbe {
             }
         }
 
-        /** {@code call} on a connected client. */
+        /** Sets IP_TOS to {@link #TRAFFIC_CLASS}, and reads it back. */
+        private static Object setTrafficClass(SocketChannel ch) throws IOException {
+            ch.setOption(StandardSocketOptions.IP_TOS, TRAFFIC_CLASS);
+            return ch.getOption(StandardSocketOptions.IP_TOS);
+        }
+
+        /** {@code call} on a connected IPv4 client. */
         private static String onClient(Impl impl, Call call) throws IOException {
-            try (Pair pair = Pair.open(impl)) {
+            return onClient(impl, Family.INET, call);
+        }
+
+        /** {@code call} on a connected client of the family. */
+        private static String onClient(Impl impl, Family family, Call call) throws IOException {
+            try (Pair pair = Pair.open(impl, family)) {
                 return Outcome.of(() -> call.on(pair.client)) + open(pair.client);
             }
         }

@@ -60,6 +60,11 @@ class InjectedFaultTest {
      * as the default family's channels are where IPv6 is.
      */
     private static final List<String> SET_V6ONLY = List.of("setsockopt:2=26");
+    /**
+     * setsockopt's option name IP_TOS (1 at level IPPROTO_IP; at other levels TCP_NODELAY,
+     * SO_DEBUG and IPV6_ADDRFORM, none of which the operations set).
+     */
+    private static final List<String> SET_IP_TOS = List.of("setsockopt:2=1");
     /** The one-byte send of urgent data. */
     private static final List<String> SEND_ONE_BYTE = List.of("sendto:2=1");
     /** The waits of blocking operations: poll(2) is ppoll where the architecture has no poll (aarch64). */
@@ -87,6 +92,7 @@ class InjectedFaultTest {
         faults.add(fault("ENOMEM", POLL, Operation.ACCEPT_WAITING, Operation.READ_WAITING));
         faults.add(fault("ENOBUFS", SEND_ONE_BYTE, Operation.SEND_URGENT_DATA));
         faults.add(fault("ENOBUFS", SET_KEEPALIVE, Operation.SET_KEEPALIVE));
+        faults.add(fault("EINVAL", SET_IP_TOS, Operation.SET_TRAFFIC_CLASS));
         faults.add(fault("ENOBUFS", GET_RECEIVE_BUFFER, Operation.GET_RECEIVE_BUFFER));
         faults.add(fault("EIO", FIONREAD, Operation.AVAILABLE));
         faults.add(fault("ENOBUFS", List.of("shutdown"), Operation.SHUTDOWN_OUTPUT));
@@ -132,6 +138,20 @@ class InjectedFaultTest {
         InstallChild.Result child = run(List.of("ETIMEDOUT:recvfrom:2=" + InjectedFaultProbe.SECOND_LENGTH), operation);
         assertEquals("returned 1, then java.io.IOException: Connection timed out, then returned 0, open",
                 child.value(operation + " LEAN"), child::toString);
+    }
+
+    /**
+     * IP_TOS on a dual-stack socket sets the IPv6 class, then (JDK 21 and later) the IPv4 mark,
+     * whose refusal the JDK ignores: the class is set and the call returns, on JDK 17 too, which
+     * sets the class alone.
+     */
+    @Test
+    void aDualStackSocketsTrafficClassIsSetWhenItsIpv4MarkIsRefused() throws Exception {
+        String operation = Operation.SET_TRAFFIC_CLASS_DUAL_STACK.name();
+        InstallChild.Result child = run(List.of("EINVAL:" + SET_IP_TOS.get(0)), operation);
+        String expected = "returned " + InjectedFaultProbe.TRAFFIC_CLASS + ", open";
+        assertEquals(expected, child.value(operation + " JDK"), child::toString);
+        assertEquals(expected, child.value(operation + " LEAN"), child::toString);
     }
 
     private static InstallChild.Result run(List<String> rules, String... operations) throws Exception {
