@@ -58,6 +58,8 @@ int __wrap_pthread_mutex_unlock(pthread_mutex_t *mutex)
 
 /* The errno the next io_uring_enter on this thread fails with, without entering; 0: it enters. */
 static _Thread_local int next_enter_fails_with;
+/* How many io_uring_enter calls after that one fail with the same errno. */
+static _Thread_local int more_enters_fail;
 
 /* io_uring_enter, failing when a test asked for it (uring_syscall_seam.h). */
 static long on_io_uring_enter(int fd, unsigned to_submit, unsigned min_complete, unsigned flags, void *arg,
@@ -65,7 +67,10 @@ static long on_io_uring_enter(int fd, unsigned to_submit, unsigned min_complete,
 {
     if (next_enter_fails_with != 0) {
         errno = next_enter_fails_with;
-        next_enter_fails_with = 0;
+        if (more_enters_fail > 0)
+            more_enters_fail--;
+        else
+            next_enter_fails_with = 0;
         return -1;
     }
     return __real_syscall(__NR_io_uring_enter, fd, to_submit, min_complete, flags, arg, size);
@@ -661,6 +666,36 @@ static void test_refused_rearm_is_armed_by_next_poll(void)
     ns_uring_ops.close(r);
 }
 
+/*
+ * A poll call whose re-arm is refused after it has taken a record (here the wakeup's, with the
+ * poll of an interest change to arm again and the submission ring full) returns the record: it is
+ * off the completion ring, and lost if the call returned the error instead. Three calls fail: the
+ * one that makes room to re-arm as completions are taken, the one that would submit the ring before
+ * the wait, and the one that makes room to arm the removed poll before the call returns.
+ */
+static void test_refused_rearm_after_records_taken_returns_them(void)
+{
+    struct ns_backend *r = open_backend(&ns_uring_ops, 8);
+    int idle[2], sv[2];
+    make_pair(idle);
+    make_pair(sv);
+    apply_ok(r, NS_OP_ADD, sv[0], NS_IN, TOKEN_A);
+    expect_none(r);
+    apply_ok(r, NS_OP_MOD, sv[0], NS_OUT, TOKEN_A); /* its poll removed, the new one not armed yet */
+    CHECK(ns_uring_ops.wakeup(r) == 0);
+    queue_adds(r, idle[0], SUBMISSION_RING);
+    next_enter_fails_with = EAGAIN;
+    more_enters_fail = 2;
+    struct ns_ready ready[4];
+    CHECK(ns_uring_ops.poll(r, ready, 4, 0) == 1);
+    CHECK(next_enter_fails_with == 0 && more_enters_fail == 0);
+    CHECK(ready[0].token == NS_WAKEUP_TOKEN);
+    expect_one(r, TOKEN_A, NS_OUT);
+    close_pair(idle);
+    close_pair(sv);
+    ns_uring_ops.close(r);
+}
+
 /* The same for the wakeup poll. */
 static void test_refused_wakeup_arm_is_armed_by_next_poll(void)
 {
@@ -921,6 +956,7 @@ static const struct test tests[] = {
     T(test_refused_add_leaves_slot_free),
     T(test_refused_del_leaves_poll_to_remove),
     T(test_refused_rearm_is_armed_by_next_poll),
+    T(test_refused_rearm_after_records_taken_returns_them),
     T(test_refused_wakeup_arm_is_armed_by_next_poll),
     T(test_refused_removal_of_reused_slot_is_asked_for_the_old_poll),
     T(test_polls_of_exited_thread_are_rearmed),
