@@ -2,12 +2,16 @@
 # SPDX-License-Identifier: Apache-2.0
 # Shared by the project's scripts: what they need from the machine, and which JDKs it has.
 
-# require TOOL...: each tool must be on PATH; as root, missing ones are installed from Debian's
-# packages, otherwise the script stops and names them.
+# require TOOL...: each tool must be on PATH (a TOOL that is an absolute path: that file must
+# exist); as root, missing ones are installed from Debian's packages, otherwise the script stops
+# and names them.
 require() {
     local missing=() tool
     for tool in "$@"; do
-        command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
+        case "$tool" in
+            /*) [ -e "$tool" ] || missing+=("$tool") ;;
+            *) command -v "$tool" >/dev/null 2>&1 || missing+=("$tool") ;;
+        esac
     done
     [ ${#missing[@]} -eq 0 ] && return 0
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
@@ -22,6 +26,8 @@ require() {
                 aarch64-linux-gnu-gcc) packages+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross) ;;
                 qemu-aarch64) packages+=(qemu-user) ;;
                 pip3) packages+=(python3-pip) ;;
+                /usr/share/i18n/*) packages+=(locales) ;;
+                /usr/share/locale/*) packages+=(libc-l10n) ;;
                 *) packages+=("$tool") ;;
             esac
         done

@@ -8,12 +8,67 @@
 #include <stdio.h>
 #include <string.h>
 
+/* text with every byte outside ASCII made '?', which NewStringUTF takes as it is. */
+static jstring ascii_string(JNIEnv *env, const char *text)
+{
+    char copy[512];
+    snprintf(copy, sizeof(copy), "%s", text);
+    for (char *c = copy; *c != '\0'; c++) {
+        if ((unsigned char)*c >= 0x80)
+            *c = '?';
+    }
+    return (*env)->NewStringUTF(env, copy);
+}
+
+/*
+ * text as a Java string, decoded as the JDK decodes the C library's text (strerror's, a file's
+ * name): in sun.jnu.encoding, the encoding of the locale, which need not be UTF-8, while
+ * NewStringUTF takes modified UTF-8 only. ASCII, all of the library's own messages, is taken as
+ * it is; text the encoding cannot be had or used for keeps its ASCII. NULL with an exception
+ * pending when the JVM is out of memory.
+ */
+static jstring platform_string(JNIEnv *env, const char *text)
+{
+    size_t length = strlen(text);
+    size_t ascii = 0;
+    while (ascii < length && (unsigned char)text[ascii] < 0x80)
+        ascii++;
+    if (ascii == length)
+        return (*env)->NewStringUTF(env, text);
+    jstring decoded = NULL;
+    jclass system = (*env)->FindClass(env, "java/lang/System");
+    jmethodID get_property = system == NULL ? NULL
+        : (*env)->GetStaticMethodID(env, system, "getProperty", "(Ljava/lang/String;)Ljava/lang/String;");
+    jstring name = get_property == NULL ? NULL : (*env)->NewStringUTF(env, "sun.jnu.encoding");
+    jobject encoding = name == NULL ? NULL : (*env)->CallStaticObjectMethod(env, system, get_property, name);
+    jclass string = encoding == NULL ? NULL : (*env)->FindClass(env, "java/lang/String");
+    jmethodID init = string == NULL ? NULL : (*env)->GetMethodID(env, string, "<init>", "([BLjava/lang/String;)V");
+    jbyteArray bytes = init == NULL ? NULL : (*env)->NewByteArray(env, (jsize)length);
+    if (bytes != NULL) {
+        (*env)->SetByteArrayRegion(env, bytes, 0, (jsize)length, (const jbyte *)text);
+        decoded = (*env)->NewObject(env, string, init, bytes, encoding);
+    }
+    /* An unknown encoding, or a property someone removed. */
+    if (decoded == NULL)
+        (*env)->ExceptionClear(env);
+    (*env)->DeleteLocalRef(env, system);
+    (*env)->DeleteLocalRef(env, name);
+    (*env)->DeleteLocalRef(env, encoding);
+    (*env)->DeleteLocalRef(env, string);
+    (*env)->DeleteLocalRef(env, bytes);
+    return decoded != NULL ? decoded : ascii_string(env, text);
+}
+
 void ns_throw(JNIEnv *env, const char *class_name, const char *message)
 {
+    /* Each failure below has left an exception pending (NoClassDefFoundError, OutOfMemoryError):
+       that is thrown instead. */
     jclass cls = (*env)->FindClass(env, class_name);
-    /* A failed FindClass has already left NoClassDefFoundError pending: that is thrown instead. */
-    if (cls != NULL)
-        (*env)->ThrowNew(env, cls, message);
+    jmethodID init = cls == NULL ? NULL : (*env)->GetMethodID(env, cls, "<init>", "(Ljava/lang/String;)V");
+    jstring java_text = init == NULL ? NULL : platform_string(env, message);
+    jobject exception = java_text == NULL ? NULL : (*env)->NewObject(env, cls, init, java_text);
+    if (exception != NULL)
+        (*env)->Throw(env, (jthrowable)exception);
 }
 
 /* The text of err. GNU's strerror_r returns it, in buffer or in static storage; POSIX's (AIX)
@@ -47,7 +102,7 @@ static jstring JNICALL errno_describe(JNIEnv *env, jclass cls, jint err)
 {
     (void)cls;
     char text[256];
-    return (*env)->NewStringUTF(env, describe(err, text, sizeof(text)));
+    return platform_string(env, describe(err, text, sizeof(text)));
 }
 
 static const JNINativeMethod errno_methods[] = {

@@ -19,7 +19,8 @@
 /* Throws IOException("<what>: <strerror(err)> (errno <err>)"); err is a positive errno. */
 void ns_throw_io(JNIEnv *env, int err, const char *what);
 
-/* Throws the named exception class with a message. */
+/* Throws the named exception class with a message, which is decoded as the JDK decodes the C
+   library's text (sun.jnu.encoding) where it is not ASCII. */
 void ns_throw(JNIEnv *env, const char *class_name, const char *message);
 
 /* Throws the named exception class with strerror(err) as its message, as the JDK words errors. */
