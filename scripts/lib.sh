@@ -22,6 +22,7 @@ require() {
                 mvn) packages+=(maven) ;;
                 cc|gcc) packages+=(gcc libc6-dev) ;;
                 taskset) packages+=(util-linux) ;;
+                nm|objdump) packages+=(binutils) ;;
                 perf) packages+=(linux-perf) ;;
                 aarch64-linux-gnu-gcc) packages+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross) ;;
                 qemu-aarch64) packages+=(qemu-user) ;;

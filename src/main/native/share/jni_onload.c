@@ -11,9 +11,10 @@
 #include "jni_package.h"
 #include "ns_jni.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #ifdef __linux__
-#include <dlfcn.h>
+#include <link.h>
 #endif
 
 #define ORIGINAL_PACKAGE "io/github/nativeselector/internal/"
@@ -33,6 +34,42 @@ jint ns_register_natives(JNIEnv *env, const char *package, const char *simple_na
     return (*env)->RegisterNatives(env, cls, methods, count) == 0 ? JNI_OK : JNI_ERR;
 }
 
+#ifdef __linux__
+/* What own_file looks for, and what it finds. */
+struct own_file {
+    uintptr_t address;
+    const char *name;
+};
+
+/* dl_iterate_phdr's callback: whether the object holds the address in one of its loaded segments. */
+static int holds_address(struct dl_phdr_info *object, size_t size, void *data)
+{
+    (void)size;
+    struct own_file *wanted = data;
+    for (int i = 0; i < object->dlpi_phnum; i++) {
+        const ElfW(Phdr) *segment = &object->dlpi_phdr[i];
+        uintptr_t start = (uintptr_t)object->dlpi_addr + segment->p_vaddr;
+        if (segment->p_type == PT_LOAD && wanted->address - start < segment->p_memsz) {
+            wanted->name = object->dlpi_name;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/*
+ * The path this library was loaded from. dl_iterate_phdr rather than dladdr: since glibc 2.34
+ * moved dladdr into libc, a library linked there asks for dladdr@GLIBC_2.34 and loads on no older
+ * glibc; dl_iterate_phdr has been libc's from the start.
+ */
+static const char *own_file(void)
+{
+    struct own_file wanted = { (uintptr_t)JNI_OnLoad, NULL };
+    dl_iterate_phdr(holds_address, &wanted);
+    return wanted.name;
+}
+#endif
+
 /*
  * The package of this copy's Java classes. AIX's C library has no dladdr on every level this
  * supports, so there the classes must keep their original package (no relocation).
@@ -40,16 +77,16 @@ jint ns_register_natives(JNIEnv *env, const char *package, const char *simple_na
 static jint loaded_package(JNIEnv *env, char *package, size_t size)
 {
 #ifdef __linux__
-    Dl_info info;
-    if (dladdr((void *)JNI_OnLoad, &info) == 0 || info.dli_fname == NULL) {
-        ns_throw(env, "java/lang/UnsatisfiedLinkError", "libnativeselector cannot find its own file (dladdr)");
+    const char *file = own_file();
+    if (file == NULL || file[0] == '\0') {
+        ns_throw(env, "java/lang/UnsatisfiedLinkError", "libnativeselector cannot find its own file (dl_iterate_phdr)");
         return JNI_ERR;
     }
-    if (ns_jni_package(info.dli_fname, package, size) != 0) {
+    if (ns_jni_package(file, package, size) != 0) {
         char message[512];
         snprintf(message, sizeof(message),
                  "%s: not a name libnativeselector can take its package from (libnativeselector.so, or "
-                 "libnativeselector_<package, mangled as JNI mangles names>.so)", info.dli_fname);
+                 "libnativeselector_<package, mangled as JNI mangles names>.so)", file);
         ns_throw(env, "java/lang/UnsatisfiedLinkError", message);
         return JNI_ERR;
     }
