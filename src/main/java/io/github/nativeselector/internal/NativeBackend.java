@@ -7,6 +7,7 @@ package io.github.nativeselector.internal;
 
 import java.io.IOException;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Every native backend's Java face: a handle to one backend of the library, opened by name and
@@ -24,11 +25,15 @@ final class NativeBackend implements Backend {
     private final String name;
     private final long handle;
     private final boolean appliesDuringPoll;
+    private final AtomicBoolean closed = new AtomicBoolean();
+    /** Read at open, where it is settled, so that no call reads it from a closed backend's memory. */
+    private final int ringStatus;
 
     private NativeBackend(String name, long handle) {
         this.name = name;
         this.handle = handle;
         this.appliesDuringPoll = appliesDuringPoll(handle);
+        this.ringStatus = ringStatus(handle);
     }
 
     /**
@@ -38,7 +43,13 @@ final class NativeBackend implements Backend {
     static NativeBackend open(BackendChoice choice, int capacity, boolean ring) throws IOException {
         NativeLibrary.ensureLoaded();
         String name = choice.propertyValue();
-        return new NativeBackend(name, open(name, capacity, ring ? 0 : OPEN_WITHOUT_RING));
+        long handle = open(name, capacity, ring ? 0 : OPEN_WITHOUT_RING);
+        try {
+            return new NativeBackend(name, handle);
+        } catch (RuntimeException | Error e) {
+            close(handle);
+            throw e;
+        }
     }
 
     @Override
@@ -68,7 +79,7 @@ final class NativeBackend implements Backend {
 
     @Override
     public Optional<String> ringState() {
-        int status = ringStatus(handle);
+        int status = ringStatus;
         if (status == NO_RING) {
             return Optional.empty();
         }
@@ -81,9 +92,15 @@ final class NativeBackend implements Backend {
                 : "io_uring refused the ring: " + Errno.describe(-status) + " (errno " + -status + ")"));
     }
 
+    /**
+     * Frees the backend, once: a selector whose construction failed has it closed by the opener,
+     * and may have registered it with the cleaner already.
+     */
     @Override
     public void close() {
-        close(handle);
+        if (closed.compareAndSet(false, true)) {
+            close(handle);
+        }
     }
 
     private static native long open(String name, int capacity, int options) throws IOException;
