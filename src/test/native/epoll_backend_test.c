@@ -51,6 +51,8 @@ enum enter_fault {
     FAIL,            /* fails with `err`, taking nothing */
     TAKE_SOME,       /* takes only the first `takes` entries and returns, as a kernel that stopped */
     SUBMIT_NO_WAIT,  /* takes every entry and returns at once, as a kernel whose wait a signal cut */
+    CANCEL_FIRST,    /* enters as asked, then the first completion says ECANCELED: work io-wq
+                        cancelled, having no worker to run it (a pids limit reached) */
 };
 
 #define MAX_ENTERS 8
@@ -77,6 +79,19 @@ static void reset_seams(void)
     force_async = 0;
 }
 
+static unsigned ring_word(unsigned offset);
+
+/* Makes the first completion in the last ring's completion queue say ECANCELED. */
+static void cancel_first_completion(void)
+{
+    const struct io_uring_params *p = &last_ring.params;
+    unsigned head = ring_word(p->cq_off.head);
+    if (head != ring_word(p->cq_off.tail)) {
+        struct io_uring_cqe *cqes = (struct io_uring_cqe *)(last_ring.rings + p->cq_off.cqes);
+        cqes[head & ring_word(p->cq_off.ring_mask)].res = -ECANCELED;
+    }
+}
+
 /* io_uring_enter as the plan says (uring_syscall_seam.h). */
 static long on_io_uring_enter(int fd, unsigned to_submit, unsigned min_complete, unsigned flags, void *arg,
                               size_t size)
@@ -97,6 +112,11 @@ static long on_io_uring_enter(int fd, unsigned to_submit, unsigned min_complete,
         return __real_syscall(__NR_io_uring_enter, fd, plan[enters].takes, 0u, 0u, NULL, (size_t)0);
     case SUBMIT_NO_WAIT:
         return __real_syscall(__NR_io_uring_enter, fd, to_submit, 0u, 0u, NULL, (size_t)0);
+    case CANCEL_FIRST: {
+        long result = __real_syscall(__NR_io_uring_enter, fd, to_submit, min_complete, flags, arg, size);
+        cancel_first_completion();
+        return result;
+    }
     default:
         return __real_syscall(__NR_io_uring_enter, fd, to_submit, min_complete, flags, arg, size);
     }
@@ -557,6 +577,19 @@ static void test_enter_refused_falls_back_to_epoll_ctl(void)
     CHECK(faulty_enters == 3);
 }
 
+/*
+ * An entry that io-wq cancelled (ECANCELED: epoll never saw it) is made again by epoll_ctl, not
+ * reported as epoll's refusal: the ADD that the kernel here did make finds its fd present and
+ * becomes a MOD.
+ */
+static void test_entry_cancelled_by_the_kernel_goes_by_epoll_ctl(void)
+{
+    if (!has_ring)
+        return;
+    apply_with_faults(K, 1 + 2, (struct fault){ .at = 1, .fault = CANCEL_FIRST });
+    CHECK(faulty_enters == 1);
+}
+
 /* Cut short after 3 entries: their completions read, the rest taken back for epoll_ctl. */
 static void test_submission_cut_short_takes_the_rest_back(void)
 {
@@ -637,6 +670,7 @@ static const struct test tests[] = {
     T(test_enter_interrupted_is_entered_again),
     T(test_enter_refused_falls_back_to_epoll_ctl),
     T(test_submission_cut_short_takes_the_rest_back),
+    T(test_entry_cancelled_by_the_kernel_goes_by_epoll_ctl),
     T(test_wait_cut_short_waits_again_for_what_the_kernel_took),
     T(test_poll_limited_by_open_capacity),
 #undef T

@@ -297,10 +297,20 @@ static int submit_and_reap(struct ns_epoll *ep, struct ns_change *changes, int e
 }
 
 /*
+ * Whether a ring entry's errno is epoll's answer. ECANCELED (io-wq could not start a worker to
+ * run the entry: a pids limit reached), EINTR and EAGAIN are io_uring's, and say nothing of the
+ * change, which epoll_ctl then makes.
+ */
+static int answered_by_epoll(int error)
+{
+    return error != ECANCELED && error != EINTR && error != EAGAIN;
+}
+
+/*
  * Applies changes[0..n), a chunk of `entries` changes with a known op, by one io_uring_enter (more
  * when it is interrupted or cut short), then settles each change as epoll_ctl would have: its
  * chunk holds no other change of its fd, so that cannot reorder anything. Changes the kernel did
- * not take go by epoll_ctl. Returns the system calls made.
+ * not take, or did not give to epoll, go by epoll_ctl. Returns the system calls made.
  */
 static int apply_chunk(struct ns_epoll *ep, struct ns_change *changes, int n, int entries)
 {
@@ -310,7 +320,8 @@ static int apply_chunk(struct ns_epoll *ep, struct ns_change *changes, int n, in
     for (int i = 0, k = 0; i < n; i++) {
         if (epoll_op(changes[i].op) < 0)
             continue;
-        calls += k++ < taken ? settle(ep, &changes[i]) : apply_one(ep, &changes[i]);
+        int answered = k++ < taken && answered_by_epoll(changes[i].error);
+        calls += answered ? settle(ep, &changes[i]) : apply_one(ep, &changes[i]);
     }
     return calls;
 }
