@@ -161,9 +161,9 @@ static void test_wakeup_from_other_thread(void)
     struct ns_backend *b = open_backend(ops, 8);
     for (int round = 0; round < 3; round++) {
         pthread_t t;
+        long start = now_ms(); /* before the thread exists, so its whole sleep precedes the wakeup */
         CHECK(pthread_create(&t, NULL, wake_after_50ms, b) == 0);
         struct ns_ready ready[4];
-        long start = now_ms();
         int n = poll_records(b, ready, 4, -1, NULL);
         CHECK(n == 1);
         CHECK(n == 1 && ready[0].token == NS_WAKEUP_TOKEN && ready[0].events == NS_IN);

@@ -9,6 +9,7 @@
  */
 #include <sys/pollset.h>
 
+#include "pollset-on-linux/pollset_on_linux.h"
 #include "test_support.h"
 
 #include <errno.h>
@@ -377,10 +378,13 @@ static void test_ctl_blocks_while_another_thread_polls(void)
     struct poller p = { .ps = ps, .started_ms = 0 };
     pthread_t t;
     CHECK(pthread_create(&t, NULL, poll_300ms, &p) == 0);
-    /* Thread start-up alone can take longer than 50 ms under qemu-user: wait for it first. */
-    while (__atomic_load_n(&p.started_ms, __ATOMIC_SEQ_CST) == 0)
+    /* Only a poll the set has counted makes the ctl wait; no sleep is sure to see one counted, as
+       thread start-up alone can take over 50 ms under qemu-user and the poller can be preempted
+       between started_ms and its poll. */
+    long deadline = now_ms() + 10000;
+    while (pollset_polls_begun(ps) == 0 && now_ms() < deadline)
         sleep_ms(1);
-    sleep_ms(50);
+    CHECK(pollset_polls_begun(ps) == 1);
     CHECK(ctl1(ps, PS_ADD, sv[0], POLLIN) == 0);
     /* The ctl returned once the poll, which began after started_ms and found nothing, timed out
        (whether the poller thread has run on since is up to the scheduler). */

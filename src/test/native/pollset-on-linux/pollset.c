@@ -16,6 +16,8 @@
  */
 #include <sys/pollset.h>
 
+#include "pollset_on_linux.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -48,6 +50,7 @@ struct pollset {
     pthread_mutex_t lock;
     pthread_cond_t polls_done;
     int pollers;
+    int polls_begun;
     int maxfd;
     struct member *members;
     int count;
@@ -334,6 +337,7 @@ int pollset_poll(pollset_t ps, struct pollfd *polldata_array, int array_length, 
         polled[i].revents = 0;
     }
     set->pollers++;
+    set->polls_begun++;
     pthread_mutex_unlock(&set->lock);
 
     int ready = linux_poll(polled, count, timeout);
@@ -351,4 +355,17 @@ int pollset_poll(pollset_t ps, struct pollfd *polldata_array, int array_length, 
         return -1;
     }
     return written;
+}
+
+int pollset_polls_begun(pollset_t ps)
+{
+    struct pollset *set = find(ps);
+    if (set == NULL) {
+        errno = EINVAL;
+        return -1;
+    }
+    pthread_mutex_lock(&set->lock);
+    int begun = set->polls_begun;
+    pthread_mutex_unlock(&set->lock);
+    return begun;
 }

@@ -13,10 +13,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.BindException;
 import java.net.Inet4Address;
-import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.NetworkInterface;
 import java.net.SocketAddress;
 import java.net.SocketException;
 import java.net.StandardSocketOptions;
@@ -26,10 +24,7 @@ import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.channels.UnsupportedAddressTypeException;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -231,33 +226,6 @@ class AddressTest {
             assertEquals(family.loopback(), local.getAddress());
             assertInstanceOf(family.addressClass(), local.getAddress());
             assertTrue(local.getPort() > 0);
-        }
-    }
-
-    /**
-     * A link-local IPv6 address given without a scope id is bound on the interface that holds it,
-     * as the JDK's channels bind it; fe80::1, which no interface here need hold, fails alike. The
-     * sockets are bound, not connected: nothing is sent.
-     */
-    @Test
-    void anUnscopedLinkLocalAddressIsBoundOnTheInterfaceThatHoldsIt() throws Exception {
-        List<InetAddress> unscoped = new ArrayList<>();
-        unscoped.add(InetAddress.getByName("fe80::1"));
-        for (InetAddress held : NetworkInterface.networkInterfaces().flatMap(NetworkInterface::inetAddresses).toList()) {
-            if (held instanceof Inet6Address && held.isLinkLocalAddress()) {
-                unscoped.add(InetAddress.getByAddress(held.getAddress()));
-            }
-        }
-        for (InetAddress address : unscoped) {
-            assertEquals(boundAddress(Impl.JDK, address), boundAddress(Impl.LEAN, address), address.toString());
-        }
-    }
-
-    /** The address a socket bound to {@code address}, any port, reports; or what the bind threw. */
-    private static String boundAddress(Impl impl, InetAddress address) throws Exception {
-        try (SocketChannel ch = impl.openSocket(Family.INET6)) {
-            return Outcome.of(() -> ((InetSocketAddress) ch.bind(new InetSocketAddress(address, 0)).getLocalAddress())
-                    .getAddress());
         }
     }
 

@@ -324,18 +324,6 @@ class ConnectStateTest {
     }
 
     @ParameterizedTest
-    @MethodSource(Impl.WITH_FAMILIES)
-    void connectToTheWildcardAddressReachesLoopback(Impl impl, Family family) throws Exception {
-        try (var server = impl.listen(family); SocketChannel ch = impl.openSocket(family)) {
-            int port = ((InetSocketAddress) server.getLocalAddress()).getPort();
-            InetSocketAddress wildcard = family == Family.INET6 ? new InetSocketAddress("::", port)
-                    : new InetSocketAddress("0.0.0.0", port);
-            assertTrue(ch.connect(wildcard));
-            assertEquals(family.loopback(port), ch.getRemoteAddress());
-        }
-    }
-
-    @ParameterizedTest
     @MethodSource(Impl.ALL)
     void toStringInEachState(Impl impl) throws Exception {
         try (SocketChannel ch = impl.openSocket(); SocketChannel twin = Impl.JDK.openSocket()) {

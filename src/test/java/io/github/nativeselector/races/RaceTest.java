@@ -331,7 +331,8 @@ class RaceTest {
                     awaitBlockedInSelect(selecting);
 
                     Integer attachment = round;
-                    SelectionKey key = callWithin(1000, name + ": register() during a blocking select()",
+                    SelectionKey key = callWithin(TimeUnit.SECONDS.toMillis(BOUND_SECONDS),
+                            name + ": register() during a blocking select()",
                             () -> source.register(selector, SelectionKey.OP_READ, attachment));
 
                     if (appliedByRegisteringThread) {
