@@ -40,6 +40,8 @@ final class ChangeQueue {
      * and go to the kernel together.
      */
     private static final int MIN_BATCH_CAPACITY = 64;
+    /** How many later failures the one kept for the next select carries at most. */
+    static final int MAX_DEFERRED_SUPPRESSED = 16;
 
     private final Backend backend;
     private final KeyTable table;
@@ -252,11 +254,20 @@ final class ChangeQueue {
         pending[size++] = key;
     }
 
-    /** Keeps the first failure for the next select; later ones until then are dropped, not piled up. */
+    /**
+     * Keeps a failure for the next select: the first, and later ones until then suppressed in it,
+     * since a refused change is reported nowhere else; past {@link #MAX_DEFERRED_SUPPRESSED} a
+     * backend that fails at every flush piles up no more.
+     */
     private void deferFailure(IOException e) {
+        if (e == null) {
+            return;
+        }
         if (deferredFailure == null) {
             deferredFailure = e;
             work = true;
+        } else if (deferredFailure.getSuppressed().length < MAX_DEFERRED_SUPPRESSED) {
+            deferredFailure.addSuppressed(e);
         }
     }
 

@@ -32,6 +32,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -150,6 +151,38 @@ class ChangeFailureTest {
         backend.pollEntered = null;
         backend.pollReleased = null;
         released.countDown();
+    }
+
+    /**
+     * Changes the kernel refuses at threshold flushes between two selects, whose threads cannot
+     * be told: the next select reports them all, the first with the later ones suppressed in it,
+     * up to {@link ChangeQueue#MAX_DEFERRED_SUPPRESSED} of them (the later ones were dropped).
+     */
+    @ParameterizedTest
+    @MethodSource("kinds")
+    void changesRefusedBetweenSelectsAreAllReportedByTheNext(Kind kind) throws Exception {
+        FailingBackend backend = kind.failing();
+        List<Integer> fds = new ArrayList<>();
+        Set<Integer> refused = ConcurrentHashMap.newKeySet();
+        backend.refuseFd = refused::contains;
+        try (NativeSelector selector = open(backend, 1)) {
+            for (int i = 0; i < ChangeQueue.MAX_DEFERRED_SUPPRESSED + 3; i++) {
+                Pipe pipe = readablePipe();
+                int fd = JdkChannels.fd(pipe.source());
+                fds.add(fd);
+                refused.add(fd);
+                pipe.source().register(selector, SelectionKey.OP_READ);
+            }
+            IOException failure = assertThrows(IOException.class, selector::selectNow);
+            assertTrue(failure.getMessage().contains("of fd " + fds.get(0) + " failed"), failure::toString);
+            Throwable[] later = failure.getSuppressed();
+            assertEquals(ChangeQueue.MAX_DEFERRED_SUPPRESSED, later.length, failure::toString);
+            for (int i = 0; i < later.length; i++) {
+                assertTrue(later[i].getMessage().contains("of fd " + fds.get(i + 1) + " failed"), later[i]::toString);
+            }
+            // Reported once: the next select does not throw them again.
+            selector.selectNow();
+        }
     }
 
     @ParameterizedTest
@@ -344,7 +377,8 @@ class ChangeFailureTest {
             selector.wakeup();
             backend.failApplies(1);
             release(backend, released);
-            assertThrows(Exception.class, () -> select.get(AWAIT_MS, TimeUnit.MILLISECONDS));
+            Throwable failure = assertThrows(ExecutionException.class, () -> select.get(AWAIT_MS, TimeUnit.MILLISECONDS));
+            assertTrue(String.valueOf(failure.getCause()).contains("injected"), failure::toString);
             assertWakeupEndsABlockedSelect(selector);
         }
     }

@@ -6,20 +6,27 @@
 package io.github.nativeselector.internal;
 
 import java.io.IOException;
+import java.lang.reflect.Field;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntPredicate;
+import sun.misc.Unsafe;
 
 /**
  * A real backend with failures injected where a test asks: an {@link #apply} call fails as a
- * whole, by call number, a {@link #wakeup} fails, a {@link #poll} ends as a signal would end it,
+ * whole, by call number, the changes of chosen fds come back refused as the kernel refuses one
+ * (EPERM), a {@link #wakeup} fails, a {@link #poll} ends as a signal would end it,
  * and a poll can be held until the test lets it go. It records
  * the size of every apply, and whether {@link #close} ever ran while a call was in progress.
  */
 final class FailingBackend implements Backend {
+
+    /** The errno of a refused change: what epoll_ctl says of a file it cannot poll. */
+    static final int EPERM = 1;
+    private static final Unsafe UNSAFE = unsafe();
 
     private final Backend real;
     private final boolean appliesDuringPoll;
@@ -28,6 +35,8 @@ final class FailingBackend implements Backend {
     /** The record count of each apply, failed or not, in order. */
     final List<Integer> applySizes = new CopyOnWriteArrayList<>();
     volatile IntPredicate failApply = call -> false;
+    /** The fds whose changes the kernel is made to refuse, after it applied them. */
+    volatile IntPredicate refuseFd = fd -> false;
     volatile CountDownLatch pollEntered;
     volatile CountDownLatch pollReleased;
     volatile Runnable duringWakeup = () -> { };
@@ -54,6 +63,16 @@ final class FailingBackend implements Backend {
         };
     }
 
+    private static Unsafe unsafe() {
+        try {
+            Field field = Unsafe.class.getDeclaredField("theUnsafe");
+            field.setAccessible(true);
+            return (Unsafe) field.get(null);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     @Override
     public String name() {
         return real.name();
@@ -73,7 +92,14 @@ final class FailingBackend implements Backend {
             if (failApply.test(call)) {
                 throw new IOException("injected failure of apply #" + call);
             }
-            return real.apply(changes, count, sync);
+            int calls = real.apply(changes, count, sync);
+            for (int i = 0; i < count; i++) {
+                long record = changes + (long) i * ChangeBatch.RECORD_SIZE;
+                if (refuseFd.test(UNSAFE.getInt(record + ChangeBatch.FD))) {
+                    UNSAFE.putInt(record + ChangeBatch.ERROR, EPERM);
+                }
+            }
+            return calls;
         } finally {
             callsInProgress.decrementAndGet();
         }
