@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.URL;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
@@ -301,14 +302,26 @@ public final class NativeLibrary {
     }
 
     /**
-     * The user this process runs as: the owner of its {@code /proc/<pid>} directory, which the
-     * kernel sets (Linux and AIX); Java has no call for it.
+     * The user this process creates files as: on Linux the file-system uid of {@code
+     * /proc/self/status}; elsewhere (AIX, whose status file is binary) the owner of its {@code
+     * /proc/<pid>} directory, which the kernel sets. Not that owner on Linux: a process that is
+     * not dumpable (a {@code java} given file capabilities to bind a low port, say) has its
+     * directory owned by root. Java has no call for it.
      */
-    private static int processUid() throws IOException {
-        Path self = Paths.get("/proc", String.valueOf(ProcessHandle.current().pid()));
+    static int processUid() throws IOException {
         try {
+            Path status = Paths.get("/proc/self/status");
+            if (Files.isReadable(status)) {
+                for (String line : Files.readAllLines(status, StandardCharsets.ISO_8859_1)) {
+                    if (line.startsWith("Uid:")) {
+                        String[] ids = line.substring("Uid:".length()).trim().split("\\s+");
+                        return Integer.parseInt(ids[ids.length - 1]);
+                    }
+                }
+            }
+            Path self = Paths.get("/proc", String.valueOf(ProcessHandle.current().pid()));
             return (Integer) Files.getAttribute(self, "unix:uid");
-        } catch (IOException e) {
+        } catch (IOException | RuntimeException e) {
             throw new IOException("cannot load the native library safely: cannot tell which user this process runs as ("
                     + e + ")", e);
         }

@@ -5,6 +5,7 @@
 
 package io.github.nativeselector.internal;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -48,6 +49,16 @@ class NativeLibraryVerifyTest {
     @Test
     void acceptsWhatWasExtracted() throws Exception {
         NativeLibrary.verify(file, expected);
+    }
+
+    /**
+     * The user verify compares owners with is the one files are created as. (The case that the
+     * process's /proc directory got wrong, a process that is not dumpable, whose directory root
+     * owns, takes a java with file capabilities, which this suite does not make.)
+     */
+    @Test
+    void theProcessUserIsTheOwnerOfWhatItCreates() throws Exception {
+        assertEquals(Files.getAttribute(file, "unix:uid"), NativeLibrary.processUid());
     }
 
     @Test
