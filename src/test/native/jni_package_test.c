@@ -39,10 +39,22 @@ static void test_underscore_in_a_package_is_escaped(void)
     CHECK(strcmp(package, "my_app/internal/") == 0);
 }
 
+/* The file a symbolic link names, which the JVM loads having resolved the link, may be versioned. */
+static void test_versioned_name_is_the_same_package(void)
+{
+    CHECK(package_of("/usr/lib/libnativeselector.so.0.1.0") == 0);
+    CHECK(strcmp(package, "io/github/nativeselector/internal/") == 0);
+    CHECK(package_of("/x/libnativeselector_com_acme_internal.so.2") == 0);
+    CHECK(strcmp(package, "com/acme/internal/") == 0);
+}
+
 static void test_other_names_carry_no_package(void)
 {
     CHECK(package_of("/x/libother.so") == -1);
-    CHECK(package_of("/x/libnativeselector.so.1") == -1);
+    CHECK(package_of("/x/libnativeselector.so.x") == -1);
+    CHECK(package_of("/x/libnativeselector.so.") == -1);
+    CHECK(package_of("/x/libnativeselector.so.1.") == -1);
+    CHECK(package_of("/x/libnativeselector.sox") == -1);
     CHECK(package_of("/x/libnativeselectorx.so") == -1);
     CHECK(package_of("/x/libnativeselector_.so") == -1);
     CHECK(package_of("/x/libnativeselector_a__b.so") == -1);
@@ -64,6 +76,7 @@ static const struct test tests[] = {
     T(test_plain_name_is_the_original_package),
     T(test_mangled_name_is_the_relocated_package),
     T(test_underscore_in_a_package_is_escaped),
+    T(test_versioned_name_is_the_same_package),
     T(test_other_names_carry_no_package),
     T(test_too_small_a_buffer_is_refused),
 #undef T

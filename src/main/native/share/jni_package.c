@@ -9,7 +9,8 @@
  *
  * NativeLibrary.java loads the library as libnativeselector.so while its classes sit in their
  * original package, and as libnativeselector_<package>.so once relocated, the package mangled as
- * JNI mangles names ('/' as "_", '_' as "_1"), so every package name has exactly one file name.
+ * JNI mangles names ('/' as "_", '_' as "_1"), so every package name has exactly one file name
+ * (and a versioned one, ".so.1.2", that a symbolic link of that name may point to).
  */
 #include "jni_package.h"
 
@@ -48,12 +49,32 @@ static int unmangle(const char *mangled, size_t length, char *out, size_t size)
     return 0;
 }
 
+/*
+ * The ".so" that ends the name, alone or followed by a version (".1", ".0.1.0"): a symbolic link
+ * on java.library.path is loaded as the file it names, the JVM having resolved it, and that file
+ * is often versioned. NULL when there is none.
+ */
+static const char *so_suffix(const char *base)
+{
+    for (const char *so = strstr(base, ".so"); so != NULL; so = strstr(so + 1, ".so")) {
+        const char *end = so + 3;
+        while (end[0] == '.' && end[1] >= '0' && end[1] <= '9') {
+            end++;
+            while (*end >= '0' && *end <= '9')
+                end++;
+        }
+        if (*end == '\0')
+            return so;
+    }
+    return NULL;
+}
+
 int ns_jni_package(const char *file_name, char *out, size_t size)
 {
     const char *base = strrchr(file_name, '/');
     base = base == NULL ? file_name : base + 1;
-    const char *suffix = strrchr(base, '.');
-    if (strncmp(base, STEM, strlen(STEM)) != 0 || suffix == NULL || strcmp(suffix, ".so") != 0)
+    const char *suffix = so_suffix(base);
+    if (strncmp(base, STEM, strlen(STEM)) != 0 || suffix == NULL)
         return -1;
     const char *rest = base + strlen(STEM);
     if (rest == suffix) {

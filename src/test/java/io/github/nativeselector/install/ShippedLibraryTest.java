@@ -28,6 +28,7 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * On Linux, the library the jar carries has epoll and io_uring only; the pollset backend over its
@@ -95,6 +96,21 @@ class ShippedLibraryTest {
                 line("selected", "epoll (nativeselector.backend=auto)"))) {
             assertTrue(lines.contains(expected), () -> "no line \"" + expected + "\": " + child);
         }
+    }
+
+    /**
+     * A symbolic link on java.library.path to a versioned file, as packagers install libraries:
+     * the JVM loads the file the link names, whose name the library takes its package from.
+     */
+    @Test
+    void aLinkToAVersionedLibraryIsLoaded(@TempDir Path directory) throws Exception {
+        String name = System.mapLibraryName("nativeselector");
+        Path versioned = Files.copy(shipped.resolve(name), directory.resolve(name + ".0.1.0"));
+        Files.createSymbolicLink(directory.resolve(name), versioned.getFileName());
+        InstallChild.Result child = InstallChild.run(List.of("-Djava.library.path=" + directory), Diagnostics.class);
+        assertEquals(0, child.exitCode(), child::toString);
+        String expected = line("native library", "loaded from " + directory.resolve(name));
+        assertTrue(child.stdout().lines().anyMatch(expected::equals), () -> "no line \"" + expected + "\": " + child);
     }
 
     /** A line as {@link Diagnostics} prints it. */
