@@ -46,6 +46,33 @@ class SegmentBufferTest {
         }
     }
 
+    /**
+     * A closed arena's buffer after a live one in a gathering write or a scattering read fails the
+     * call before the live one moves a byte: nothing sent, nothing taken from the socket.
+     */
+    @ParameterizedTest
+    @MethodSource(Impl.ALL)
+    void closedArenaAmongBuffersFailsBeforeAnyMoves(Impl impl) throws Exception {
+        assumeTrue(Segments.available(), Segments.UNAVAILABLE);
+        try (Pair p = Pair.open(impl)) {
+            AutoCloseable arena = Segments.openArena();
+            ByteBuffer closed = Segments.buffer(arena, 100);
+            arena.close();
+            ByteBuffer head = Bytes.pattern(0, 100, 4, true);
+            assertThrows(IllegalStateException.class, () -> p.client.write(new ByteBuffer[] {head, closed}),
+                    "gathering write from a closed arena");
+            assertEquals(0, head.position(), "bytes of the live buffer were written");
+
+            byte[] sent = Bytes.array(0, 100, 5);
+            assertEquals(100, p.accepted.write(ByteBuffer.wrap(sent)));
+            ByteBuffer first = ByteBuffer.allocate(50);
+            assertThrows(IllegalStateException.class, () -> p.client.read(new ByteBuffer[] {first, closed}),
+                    "scattering read into a closed arena");
+            assertEquals(0, first.position(), "bytes were read into the live buffer");
+            Bytes.assertReads(p.client, sent);
+        }
+    }
+
     @ParameterizedTest
     @MethodSource(Impl.ALL)
     void liveSegmentBuffersBothWays(Impl impl) throws Exception {

@@ -659,6 +659,13 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
      * reports it once, and a later read would take the connection for ended).
      */
     private long transferEach(ByteBuffer[] buffers, int offset, int length, boolean reading) throws IOException {
+        // A view of a closed arena's segment fails the call before any buffer moves a byte, as on
+        // the JDK's channels, which take every buffer's arena before the system call.
+        for (int i = offset; i < offset + length; i++) {
+            if (!buffers[i].hasArray() && buffers[i].hasRemaining()) {
+                buffers[i].get(buffers[i].position());
+            }
+        }
         long total = 0;
         for (int i = offset; i < offset + length; i++) {
             int remaining = buffers[i].remaining();
