@@ -851,6 +851,11 @@ final class LeanSocketChannel extends SocketChannel implements LeanChannel {
             if ((s & PHASE) == PENDING) {
                 throw new ConnectionPendingException();
             }
+            if ((s & BOUND) != 0) {
+                // The address bound, read before the connect gives the socket its source: the
+                // JDK's channel reports that one until the connection is made.
+                descriptor.keepLocalAddress(true);
+            }
             state = (s & ~PHASE) | PENDING;
             remoteAddress = address;
             if (blocking) {
