@@ -11,7 +11,9 @@
  *   ERRNO:NAME            every call of NAME fails with ERRNO
  *   ERRNO:NAME:ARG=VALUE  the calls of NAME whose argument ARG (0 to 5) is VALUE fail with ERRNO
  *
- * ERRNO is a name (EPERM, ETIMEDOUT, ...) or a number; NAME a system call of the table below;
+ * ERRNO is a name (EPERM, ETIMEDOUT, ...) or a number, or KILL: the call kills the process
+ * (SIGSYS), as a filter that denies rather than refuses does (systemd's SystemCallFilter= without
+ * SystemCallErrorNumber=); NAME a system call of the table below;
  * VALUE a number (0x for hexadecimal). A container's default seccomp profile, as far as io_uring
  * goes, is "EPERM:io_uring_setup EPERM:io_uring_enter EPERM:io_uring_register".
  *
@@ -102,10 +104,12 @@ static const struct named errnos[] = {
 
 struct rule {
     long nr;
-    int err;
+    int err; /* KILL_ERR: the call kills the process */
     int arg; /* -1: any call */
     uint64_t value;
 };
+
+#define KILL_ERR (-1)
 
 static long lookup(const struct named *table, size_t count, const char *name, const char *what)
 {
@@ -151,9 +155,9 @@ static struct rule parse_rule(char *text)
         }
         rule.arg = (int)arg;
     }
-    rule.err = (int)lookup(errnos, COUNT(errnos), text, "errno");
+    rule.err = strcmp(text, "KILL") == 0 ? KILL_ERR : (int)lookup(errnos, COUNT(errnos), text, "errno");
     rule.nr = lookup(syscalls, COUNT(syscalls), name, "system call");
-    if (rule.err <= 0 || (uint32_t)rule.err > SECCOMP_RET_DATA) {
+    if (rule.err != KILL_ERR && (rule.err <= 0 || (uint32_t)rule.err > SECCOMP_RET_DATA)) {
         fprintf(stderr, "fail_syscalls: errno out of range: %s\n", text);
         exit(127);
     }
@@ -210,7 +214,8 @@ static int emit_rule(struct sock_filter *at, const struct rule *rule)
         at[n] = unless_equal((uint32_t)(rule->value >> 32), length - n - 1);
         n++;
     }
-    at[n++] = give(SECCOMP_RET_ERRNO | ((uint32_t)rule->err & SECCOMP_RET_DATA));
+    at[n++] = give(rule->err == KILL_ERR ? SECCOMP_RET_KILL_PROCESS
+                                         : SECCOMP_RET_ERRNO | ((uint32_t)rule->err & SECCOMP_RET_DATA));
     return n;
 }
 
@@ -218,7 +223,8 @@ static int usage(const char *program)
 {
     fprintf(stderr, "usage: %s RULE... -- PROGRAM [ARGS...]\n"
                     "runs PROGRAM with the system calls the rules name failing (seccomp); a rule is\n"
-                    "ERRNO:NAME (every call) or ERRNO:NAME:ARG=VALUE (the calls whose argument ARG is VALUE)\n",
+                    "ERRNO:NAME (every call) or ERRNO:NAME:ARG=VALUE (the calls whose argument ARG is VALUE);\n"
+                    "ERRNO KILL kills the process instead\n",
             program);
     return 127;
 }

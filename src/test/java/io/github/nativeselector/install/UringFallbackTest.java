@@ -75,6 +75,22 @@ class UringFallbackTest {
         assertEquals("10", child.value("batchCalls"), () -> "10 changes with the ring turned off: " + child);
     }
 
+    /**
+     * Under a filter that kills a process calling io_uring (as a deny list without an errno does),
+     * epoll with its ring turned off, as the README advises there, makes no such call: the child
+     * lives, and its selector works.
+     */
+    @Test
+    void epollWithItsRingTurnedOffLivesUnderAFilterThatKillsOnIoUring() throws Exception {
+        List<String> killing = InstallChild.failingSyscalls("KILL:io_uring_setup", "KILL:io_uring_enter",
+                "KILL:io_uring_register");
+        InstallChild.Result child = InstallChild.runThrough(killing, List.of(InstallChild.FLAG,
+                "-D" + Config.EPOLL_RING_PROPERTY + "=false"), UringFallbackProbe.class);
+        assertEquals(0, child.exitCode(), child::toString);
+        assertEquals("epoll", child.value("backend"), child::toString);
+        assertEquals("ok rounds=5", child.value("roundtrip"), child::toString);
+    }
+
     @Test
     void ioUringByNameWorksWithoutTheLauncher() throws Exception {
         InstallChild.Result child = runProbe(false, "-D" + Config.BACKEND_PROPERTY + "=io_uring");

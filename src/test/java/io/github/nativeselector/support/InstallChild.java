@@ -136,7 +136,8 @@ public final class InstallChild {
     /**
      * The seccomp launcher (CMake target fail_syscalls, whose path Maven's surefire configuration
      * passes in) that makes the system calls {@code rules} name fail: each rule is
-     * {@code ERRNO:NAME} or {@code ERRNO:NAME:ARG=VALUE}, as src/test/native/fail_syscalls.c says.
+     * {@code ERRNO:NAME} or {@code ERRNO:NAME:ARG=VALUE} (ERRNO KILL kills the process instead), as
+     * src/test/native/fail_syscalls.c says.
      */
     public static List<String> failingSyscalls(String... rules) {
         String path = System.getProperty(FAIL_SYSCALLS_PROPERTY);
