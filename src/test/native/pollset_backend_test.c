@@ -13,6 +13,7 @@
 #include "pollset_backend.h"
 #include "backend_test_support.h"
 
+#include <limits.h>
 #include <unistd.h>
 
 static const struct ns_backend_ops *const ops = &ns_pollset_ops;
@@ -82,6 +83,10 @@ static void test_bad_changes_are_refused_alone(void)
     CHECK(apply1(ps, 9, 0, NS_IN, TOKEN_A, 1, &error) == 0);
     CHECK(error == EINVAL);
     CHECK(apply1(ps, NS_OP_ADD, -1, NS_IN, TOKEN_A, 1, &error) == 0); /* no pollset_ctl for it */
+    CHECK(error == EBADF);
+    /* Past the descriptor limit: no fd of the process, and no table grown to hold it (the
+       doubling of its size overflowed, and looped for ever, at 2^30). */
+    CHECK(apply1(ps, NS_OP_ADD, INT_MAX, NS_IN, TOKEN_A, 1, &error) == 0);
     CHECK(error == EBADF);
     CHECK(apply1(ps, NS_OP_ADD, closed_fd(), NS_IN, TOKEN_A, 1, &error) == 1);
     CHECK(error == EBADF);
@@ -162,7 +167,11 @@ static void test_refused_first_element(void)
     ops->close(ps);
 }
 
-static void test_refused_add_of_a_pair_leaves_fd_out(void)
+/*
+ * The ADD of a DELETE + ADD pair refused (a closed fd): the old events cannot be added back either
+ * (that third call is refused too), and the fd stays out of the set.
+ */
+static void test_refused_add_of_a_pair_leaves_a_closed_fd_out(void)
 {
     struct ns_backend *ps = open_backend(ops, 8);
     int a[2], b[2];
@@ -176,7 +185,7 @@ static void test_refused_add_of_a_pair_leaves_fd_out(void)
         change_of(NS_OP_MOD, fd, NS_IN, TOKEN_A), /* DELETE accepted, ADD refused (EBADF) */
         change_of(NS_OP_ADD, b[0], NS_OUT, TOKEN_B),
     };
-    CHECK(ops->apply(ps, batch, 2, 1) == 2);
+    CHECK(ops->apply(ps, batch, 2, 1) == 3);
     CHECK(batch[0].error == EBADF);
     CHECK(batch[1].error == 0);
     expect_one(ps, TOKEN_B, NS_OUT); /* the closed fd left the set with its DELETE */
@@ -211,7 +220,7 @@ static const struct test tests[] = {
     T(test_batch_is_one_pollset_ctl),
     T(test_refused_element_resubmits_the_rest),
     T(test_refused_first_element),
-    T(test_refused_add_of_a_pair_leaves_fd_out),
+    T(test_refused_add_of_a_pair_leaves_a_closed_fd_out),
     T(test_two_changes_to_one_fd_in_a_batch),
 #undef T
 };

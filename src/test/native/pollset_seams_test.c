@@ -196,11 +196,36 @@ static void test_interrupted_pollset_ctl_is_made_again(void)
     }
 }
 
+/*
+ * Fewer events are a DELETE and an ADD, which AIX cannot make as one: an ADD refused after its
+ * DELETE was accepted left the fd out of the set, watched for nothing, while the change's failure
+ * told the selector its registration was as it was. The old events are added back.
+ */
+static void test_refused_add_of_a_pair_adds_the_old_events_back(void)
+{
+    struct ns_backend *ps = open_backend(&ns_pollset_ops, 8);
+    int sv[2];
+    make_pair(sv);
+    CHECK(apply_ok(ps, NS_OP_ADD, sv[0], NS_IN | NS_OUT, TOKEN_A) == 1);
+    struct ns_change change = change_of(NS_OP_MOD, sv[0], NS_IN, TOKEN_A);
+    next_ctl = CTL_REFUSED_WITHOUT_ERRNO;
+    failing_at = 1;
+    CHECK(ns_pollset_ops.apply(ps, &change, 1, 1) == 2);
+    CHECK(next_ctl == CTL_AS_IS);
+    CHECK(change.error == EINVAL);
+    expect_one(ps, TOKEN_A, NS_OUT); /* writable, and watched for it still */
+    put_byte(sv[1]);
+    expect_one(ps, TOKEN_A, NS_IN | NS_OUT);
+    close_pair(sv);
+    ns_pollset_ops.close(ps);
+}
+
 static const struct test tests[] = {
     T(test_open_refused_an_allocation_fails_or_wakes_up),
     T(test_poll_array_is_capped_by_the_descriptor_limit),
     T(test_element_refused_without_errno_still_fails),
     T(test_interrupted_pollset_ctl_is_made_again),
+    T(test_refused_add_of_a_pair_adds_the_old_events_back),
 #undef T
 };
 

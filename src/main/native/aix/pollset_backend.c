@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <sys/poll.h>
 #include <sys/pollset.h>
@@ -36,6 +37,7 @@ struct ns_pollset {
     int members_capacity;
     struct poll_ctl *ctl;   /* the elements of one submission */
     int *ctl_change;        /* the change each element belongs to */
+    short *ctl_restore;     /* an ADD after a DELETE: the events the DELETE took away; else 0 */
     int ctl_capacity;
     unsigned segment;
     int polled_length;      /* entries in polled: the capacity open was given, at most the descriptor limit */
@@ -54,10 +56,18 @@ static uint32_t from_aix(short revents)
            | ((revents & POLLNVAL) ? NS_NVAL : 0);
 }
 
+/* Makes room in the table for fd; EBADF for a number no open fd of this process can have. */
 static int grow_members(struct ns_pollset *b, int fd)
 {
     if (fd < b->members_capacity)
         return 0;
+    struct rlimit limit;
+    if (getrlimit(RLIMIT_NOFILE, &limit) < 0)
+        return -errno;
+    if (limit.rlim_cur != RLIM_INFINITY && (rlim_t)fd >= limit.rlim_cur)
+        return -EBADF;
+    if (fd > INT_MAX / 2)
+        return -EBADF;
     int size = b->members_capacity == 0 ? 256 : b->members_capacity;
     while (size <= fd)
         size *= 2;
@@ -83,6 +93,10 @@ static int grow_ctl(struct ns_pollset *b, int elements)
     if (owners == NULL)
         return -ENOMEM;
     b->ctl_change = owners;
+    short *restore = realloc(b->ctl_restore, (size_t)elements * sizeof(*restore));
+    if (restore == NULL)
+        return -ENOMEM;
+    b->ctl_restore = restore;
     b->ctl_capacity = elements;
     return 0;
 }
@@ -108,6 +122,30 @@ static void commit(struct ns_pollset *b, const struct ns_change *changes, int fr
             break;
         }
     }
+}
+
+/*
+ * Adds `events` back for the fd of element `refused`, an ADD refused after the DELETE before it
+ * was accepted: fewer events are a DELETE and an ADD, which AIX cannot make as one, and a change
+ * the kernel refuses must leave the registration as it was. The fd stays out where this is
+ * refused too (a closed fd). Returns the pollset_ctl calls made.
+ */
+static int add_back(struct ns_pollset *b, int refused, short events)
+{
+    struct poll_ctl add = { .cmd = PS_ADD, .events = events, .fd = b->ctl[refused].fd };
+    int calls = 0;
+    int rc;
+    do {
+        errno = 0;
+        rc = pollset_ctl(b->ps, &add, 1);
+        calls++;
+    } while (rc != 0 && errno == EINTR);
+    if (rc == 0) {
+        struct member *m = &b->members[add.fd];
+        m->present = 1;
+        m->events = events;
+    }
+    return calls;
 }
 
 /*
@@ -137,6 +175,8 @@ static int submit(struct ns_pollset *b, struct ns_change *changes, int count)
         int change = b->ctl_change[refused];
         /* Refused without a reason: the change fails all the same. */
         changes[change].error = err != 0 ? err : EINVAL;
+        if (b->ctl_restore[refused] != 0)
+            calls += add_back(b, refused, b->ctl_restore[refused]);
         start = refused + 1;
         while (start < count && b->ctl_change[start] == change)
             start++;
@@ -149,6 +189,7 @@ static void add_element(struct ns_pollset *b, int *count, int change, short cmd,
 {
     b->ctl[*count] = (struct poll_ctl){ .cmd = cmd, .events = events, .fd = fd };
     b->ctl_change[*count] = change;
+    b->ctl_restore[*count] = 0;
     (*count)++;
 }
 
@@ -198,6 +239,7 @@ static int apply_batch(struct ns_pollset *b, struct ns_change *changes, int coun
         } else {
             add_element(b, &elements, i, PS_DELETE, c->fd, 0);
             add_element(b, &elements, i, PS_ADD, c->fd, want);
+            b->ctl_restore[elements - 1] = m->events;
         }
     }
     return calls + submit(b, changes, elements);
@@ -236,6 +278,7 @@ static void release(struct ns_pollset *b)
     free(b->members);
     free(b->ctl);
     free(b->ctl_change);
+    free(b->ctl_restore);
     free(b);
 }
 
@@ -263,9 +306,11 @@ static int pollset_backend_open(int capacity, int options, struct ns_backend **o
         return -ENOMEM;
     b->base.ops = &ns_pollset_ops;
     b->polled_length = length;
+    errno = 0;
     b->ps = pollset_create(-1);
     if (b->ps < 0) {
-        int err = errno;
+        /* Never 0: an open that fails must not look like one that succeeded. */
+        int err = errno != 0 ? errno : EINVAL;
         release(b);
         return -err;
     }
