@@ -31,6 +31,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -47,8 +48,11 @@ import java.util.stream.Stream;
  */
 public final class FdLimitProbe {
 
-    /** Between two passes of {@link #fill()}: longer than the JVM holds a descriptor of its own. */
-    private static final long FILL_PAUSE_MS = 50;
+    /**
+     * How long {@link #fill()} must find no descriptor free before the limit counts as met: a
+     * descriptor the JVM holds for a moment of its own comes back within it, even on a busy machine.
+     */
+    private static final long FILL_SETTLE_MS = 500;
 
     private final TestSelectors selectors;
     private final String name;
@@ -253,28 +257,32 @@ public final class FdLimitProbe {
     /**
      * Opens datagram channels (one descriptor each) until the limit stops it. The JVM itself
      * may hold a descriptor for a moment (as in exactlyOneFreeWithin) just when the limit is
-     * met, and give it back later: the limit counts as met only when it is met again after a
-     * pause, so no descriptor the steps below count on being used up comes free behind them.
+     * met, and give it back later: the limit counts as met only once checks over
+     * {@value #FILL_SETTLE_MS} ms find no descriptor free, each one found being taken too, so
+     * no descriptor the steps below count on being used up comes free behind them.
      */
     private Deque<DatagramChannel> fill() throws InterruptedException {
         Deque<DatagramChannel> fillers = new ArrayDeque<>();
+        BooleanSupplier anotherCameFree = () -> openUntilTheLimit(fillers) > 0;
         openUntilTheLimit(fillers);
-        int before;
-        do {
-            before = fillers.size();
-            Thread.sleep(FILL_PAUSE_MS);
-            openUntilTheLimit(fillers);
-        } while (fillers.size() > before);
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ContractSupport.AWAIT_MS);
+        while (within(FILL_SETTLE_MS, anotherCameFree)) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("descriptors still came free " + ContractSupport.AWAIT_MS
+                        + " ms after the limit was first met; " + fillers.size() + " fillers open");
+            }
+        }
         return fillers;
     }
 
-    private void openUntilTheLimit(Deque<DatagramChannel> fillers) {
-        for (;;) {
+    /** Opens fillers until the limit stops it; returns how many it opened. */
+    private int openUntilTheLimit(Deque<DatagramChannel> fillers) {
+        for (int opened = 0;; opened++) {
             try {
                 fillers.push(DatagramChannel.open());
             } catch (IOException e) {
                 fillError = e.getClass().getSimpleName() + ": " + e.getMessage();
-                return;
+                return opened;
             }
         }
     }
@@ -296,8 +304,13 @@ public final class FdLimitProbe {
      * while a descriptor a failed open kept would never come back.
      */
     private static boolean exactlyOneFreeWithin(long millis) throws InterruptedException {
+        return within(millis, FdLimitProbe::exactlyOneFree);
+    }
+
+    /** Whether {@code condition} holds now or at one of its checks, every 10 ms, for {@code millis}. */
+    private static boolean within(long millis, BooleanSupplier condition) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
-        while (!exactlyOneFree()) {
+        while (!condition.getAsBoolean()) {
             if (System.nanoTime() > deadline) {
                 return false;
             }

@@ -8,19 +8,29 @@ package io.github.nativeselector.closereuse;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import io.github.nativeselector.support.CloseReuseFds;
+import io.github.nativeselector.support.ContractChannels;
+import io.github.nativeselector.support.RaceSupport;
 import io.github.nativeselector.support.TestSelectors;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
+import java.lang.ref.PhantomReference;
 import java.lang.ref.Reference;
+import java.lang.ref.ReferenceQueue;
 import java.nio.ByteBuffer;
 import java.nio.channels.Pipe;
 import java.nio.channels.Selector;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -34,6 +44,12 @@ import org.junit.jupiter.params.provider.MethodSource;
 class SelectorDescriptorsTest {
 
     private static final int SELECTORS = 20;
+
+    /** The bound on waits for the collector and the cleaner, which a loaded machine may delay. */
+    private static final long AWAIT_SECONDS = 10;
+
+    /** The name of the thread that releases what unreachable native selectors hold. */
+    private static final String CLEANER_THREAD = "nativeselector-cleaner";
 
     /** O_CLOEXEC in the octal {@code flags:} line of {@code /proc/self/fdinfo/N}. */
     private static final int O_CLOEXEC = 02000000;
@@ -93,22 +109,31 @@ class SelectorDescriptorsTest {
     @MethodSource("io.github.nativeselector.support.TestSelectors#natives")
     void aClosedSelectorIsNotReleasedAgainWhenCollected(TestSelectors kind) throws Exception {
         Map<Integer, String> before = snapshotAfterFirstUse(kind);
+        ReferenceQueue<Selector> collected = new ReferenceQueue<>();
+        List<PhantomReference<Selector>> closed = closeAndDrop(kind, collected);
         List<Pipe> pipes = new ArrayList<>();
-        closeAndDrop(kind);
-        // These pipes take the numbers the selectors released; a second release would close them.
-        for (int i = 0; i < SELECTORS; i++) {
-            pipes.add(Pipe.open());
-        }
-        for (int i = 0; i < 5; i++) {
-            System.gc();
-            Thread.sleep(50);
-        }
-        for (Pipe pipe : pipes) {
-            assertEquals(1, pipe.sink().write(ByteBuffer.wrap(new byte[] {7})));
-            ByteBuffer in = ByteBuffer.allocate(1);
-            assertEquals(1, pipe.source().read(in));
-            pipe.sink().close();
-            pipe.source().close();
+        try {
+            // These pipes take the numbers the selectors released; a second release would close them.
+            for (int i = 0; i < SELECTORS; i++) {
+                pipes.add(Pipe.open());
+            }
+            awaitCollected(collected, closed);
+            // The cleaner gets any release of the closed selectors before this later one's: once
+            // it has run this one and waits for more, it has run those too.
+            Map<Integer, String> beforeUnclosed = CloseReuseFds.snapshot();
+            dropUnclosed(kind);
+            awaitReleased(beforeUnclosed);
+            awaitCleanerWaiting();
+            for (Pipe pipe : pipes) {
+                assertEquals(1, pipe.sink().write(ByteBuffer.wrap(new byte[] {7})));
+                ByteBuffer in = ByteBuffer.allocate(1);
+                assertEquals(1, pipe.source().read(in));
+            }
+        } finally {
+            for (Pipe pipe : pipes) {
+                ContractChannels.closeQuietly(pipe.sink());
+                ContractChannels.closeQuietly(pipe.source());
+            }
         }
         assertEquals(Map.of(), CloseReuseFds.opened(before, CloseReuseFds.snapshot()));
     }
@@ -119,11 +144,62 @@ class SelectorDescriptorsTest {
         return CloseReuseFds.snapshot();
     }
 
-    private static void closeAndDrop(TestSelectors kind) throws IOException {
+    /** Closes {@value #SELECTORS} selectors and drops them; the references are enqueued once they are collected. */
+    private static List<PhantomReference<Selector>> closeAndDrop(TestSelectors kind, ReferenceQueue<Selector> collected)
+            throws IOException {
+        List<PhantomReference<Selector>> references = new ArrayList<>();
         for (int i = 0; i < SELECTORS; i++) {
             Selector selector = kind.open();
             selector.selectNow();
             selector.close();
+            references.add(new PhantomReference<>(selector, collected));
+        }
+        return references;
+    }
+
+    private static void dropUnclosed(TestSelectors kind) throws IOException {
+        kind.open().selectNow();
+    }
+
+    /** Waits until every reference is enqueued; they stay reachable here, or they would never be. */
+    private static void awaitCollected(ReferenceQueue<Selector> collected, List<PhantomReference<Selector>> references)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(AWAIT_SECONDS);
+        for (int seen = 0; seen < references.size();) {
+            if (System.nanoTime() > deadline) {
+                fail("only " + seen + " of " + references.size() + " dropped selectors were collected within "
+                        + AWAIT_SECONDS + " s");
+            }
+            System.gc();
+            while (seen < references.size() && collected.remove(25) != null) {
+                seen++;
+            }
+        }
+    }
+
+    /**
+     * Waits until the selectors' cleaner thread waits for work again. A timed wait inside a
+     * {@link ReferenceQueue} is its wait on an empty queue (waiting for the queue's lock is not a
+     * timed wait); state and stack come from one snapshot.
+     */
+    private static void awaitCleanerWaiting() throws InterruptedException {
+        Thread cleaner = Thread.getAllStackTraces().keySet().stream()
+                .filter(thread -> thread.getName().equals(CLEANER_THREAD)).findFirst()
+                .orElseThrow(() -> new AssertionError("no thread named " + CLEANER_THREAD));
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(AWAIT_SECONDS);
+        for (;;) {
+            ThreadInfo info = threads.getThreadInfo(cleaner.getId(), Integer.MAX_VALUE);
+            if (info != null && info.getThreadState() == Thread.State.TIMED_WAITING
+                    && Arrays.stream(info.getStackTrace())
+                            .anyMatch(frame -> frame.getClassName().endsWith("ReferenceQueue"))) {
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                fail("the cleaner did not come back to wait for work within " + AWAIT_SECONDS + " s:\n"
+                        + RaceSupport.stackOf(cleaner));
+            }
+            Thread.sleep(10);
         }
     }
 

@@ -28,6 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.nativeselector.support.ContractChannels;
 import io.github.nativeselector.support.ContractChannels.DatagramPair;
+import io.github.nativeselector.support.ContractChannels.DeadPort;
 import io.github.nativeselector.support.ContractChannels.Listener;
 import io.github.nativeselector.support.ContractChannels.PipePair;
 import io.github.nativeselector.support.ContractChannels.SocketKind;
@@ -236,9 +237,9 @@ class ReadyOpsTest {
     @ParameterizedTest
     @MethodSource(ALL)
     void inetSocketRefusedConnectReportsTheInterestSet(TestSelectors s) throws Exception {
-        try (Selector sel = s.open(); SocketChannel sc = SocketChannel.open()) {
+        try (Selector sel = s.open(); DeadPort dead = DeadPort.tcp(); SocketChannel sc = SocketChannel.open()) {
             sc.configureBlocking(false);
-            assertFalse(sc.connect(ContractChannels.deadTcpAddress()), "connect is pending");
+            assertFalse(sc.connect(dead.address), "connect is pending");
             SelectionKey key = sc.register(sel, OP_CONNECT | OP_READ);
             awaitSelected(sel, key);
             assertEquals(ops(OP_CONNECT | OP_READ), ops(key.readyOps()),
@@ -515,9 +516,9 @@ class ReadyOpsTest {
     @ParameterizedTest
     @MethodSource(ALL)
     void datagramErrorReportsTheInterestSet(TestSelectors s) throws Exception {
-        try (Selector sel = s.open(); DatagramChannel dc = DatagramChannel.open()) {
+        try (Selector sel = s.open(); DeadPort dead = DeadPort.udp(); DatagramChannel dc = DatagramChannel.open()) {
             dc.bind(ContractChannels.loopback(0));
-            dc.connect(ContractChannels.deadUdpAddress());
+            dc.connect(dead.address);
             dc.configureBlocking(false);
             SelectionKey key = dc.register(sel, OP_READ);
             assertNotSelected(sel, "nothing received");

@@ -245,6 +245,8 @@ class RegistrationTest {
                 assertTrue(selectedInProgress > 0, what + " filled the queue: the select in progress sees it");
                 assertEquals(selectedInProgress, sel.selectedKeys().size());
             } else {
+                // Not a wait for an event: a window in which a select the change reached would return
+                // by itself, to say so plainly; the woken select's answer below catches it either way.
                 Thread.sleep(300);
                 if (bg.isDone()) {
                     Integer n = bg.get(0);

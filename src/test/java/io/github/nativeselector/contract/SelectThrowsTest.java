@@ -105,26 +105,29 @@ class SelectThrowsTest {
     @ParameterizedTest
     @MethodSource(ALL)
     void closeStillEndsABlockedSelect(TestSelectors s) throws Exception {
-        try (PipePair p = PipePair.open()) {
-            Selector sel = s.open();
+        try (PipePair p = PipePair.open(); Selector sel = s.open()) {
             selectWithThrowingActionAfterWakeup(sel, p);
-            Background<Integer> select = Background.start("select", self -> {
+            try (Background<Integer> select = Background.start("select", self -> {
                 self.aboutToBlock();
                 try {
-                    while (true) {
+                    // The interrupt of Background.close, after a failure, ends the loop too.
+                    while (!Thread.currentThread().isInterrupted()) {
                         sel.select();
                     }
+                    return 1;
                 } catch (ClosedSelectorException closed) {
                     return 0;
                 }
-            });
-            select.awaitBlockedInSelect();
-            Background<Void> close = Background.start("close", self -> {
-                sel.close();
-                return null;
-            });
-            close.get(AWAIT_MS);
-            select.get(AWAIT_MS);
+            })) {
+                select.awaitBlockedInSelect();
+                try (Background<Void> close = Background.start("close", self -> {
+                    sel.close();
+                    return null;
+                })) {
+                    close.get(AWAIT_MS);
+                }
+                assertEquals(0, select.get(AWAIT_MS), "the select did not end with ClosedSelectorException");
+            }
         }
     }
 }

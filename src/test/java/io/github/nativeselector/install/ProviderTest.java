@@ -14,6 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.github.nativeselector.NativeSelectorProvider;
 import io.github.nativeselector.SelectorStats;
@@ -22,6 +23,7 @@ import io.github.nativeselector.support.CloseReuseFds;
 import io.github.nativeselector.support.InstallChild;
 import io.github.nativeselector.support.LeanRun;
 import java.io.IOException;
+import java.lang.ref.Reference;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ProtocolFamily;
@@ -210,12 +212,11 @@ class ProviderTest {
 
     @Test
     void datagramChannelOfAFamilyExchangesThroughOurSelector() throws Exception {
+        assumeTrue(ipv6LoopbackWorks(), "an IPv6 datagram channel cannot bind ::1 here (no IPv6 loopback)");
         NativeSelectorProvider provider = new NativeSelectorProvider();
-        ProtocolFamily family = ipv6LoopbackWorks() ? StandardProtocolFamily.INET6 : StandardProtocolFamily.INET;
-        InetSocketAddress loopback = family == StandardProtocolFamily.INET6
-                ? new InetSocketAddress("::1", 0) : new InetSocketAddress("127.0.0.1", 0);
+        ProtocolFamily family = StandardProtocolFamily.INET6;
         datagramExchange(provider, provider.openDatagramChannel(family), provider.openDatagramChannel(family),
-                loopback);
+                new InetSocketAddress("::1", 0));
     }
 
     private static boolean ipv6LoopbackWorks() {
@@ -425,8 +426,11 @@ class ProviderTest {
         for (int i = 0; i < 100_000; i++) {
             made.add(new NativeSelectorProvider());
         }
-        assertEquals(100_000, made.size());
-        assertEquals(Map.of(), CloseReuseFds.opened(before, CloseReuseFds.snapshot()),
+        Map<Integer, String> after = CloseReuseFds.snapshot();
+        // Counted while every provider is reachable: a descriptor one opened, and a cleaner closed
+        // once it was collected, would otherwise escape the count.
+        Reference.reachabilityFence(made);
+        assertEquals(Map.of(), CloseReuseFds.opened(before, after),
                 "file descriptors opened by constructing providers");
     }
 

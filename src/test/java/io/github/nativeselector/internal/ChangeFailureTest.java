@@ -393,6 +393,8 @@ class ChangeFailureTest {
     void theCleanerNeverClosesABackendDuringACall(Kind kind) throws Exception {
         for (int round = 0; round < 20; round++) {
             FailingBackend backend = kind.failing();
+            // Not a wait for an event: collections during the call give the cleaner its chance to
+            // close the backend under it, should the selector be unreachable by then.
             backend.duringWakeup = () -> {
                 for (int i = 0; i < 5 && !backend.closedDuringCall; i++) {
                     System.gc();
@@ -405,6 +407,15 @@ class ChangeFailureTest {
             };
             open(backend, 64).wakeup();
             assertFalse(backend.closedDuringCall, "the backend was closed during wakeup()");
+            // Without a cleaner that closes this backend once the selector is unreachable, the
+            // check above could not fail.
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(AWAIT_MS);
+            while (!backend.closed) {
+                assertTrue(System.nanoTime() < deadline,
+                        "the cleaner did not close the backend of an unreachable selector within " + AWAIT_MS + " ms");
+                System.gc();
+                Thread.sleep(10);
+            }
         }
     }
 

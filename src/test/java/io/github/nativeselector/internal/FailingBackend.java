@@ -20,7 +20,8 @@ import sun.misc.Unsafe;
  * whole, by call number, the changes of chosen fds come back refused as the kernel refuses one
  * (EPERM), a {@link #wakeup} fails, a {@link #poll} ends as a signal would end it,
  * and a poll can be held until the test lets it go. It records
- * the size of every apply, and whether {@link #close} ever ran while a call was in progress.
+ * the size of every apply, whether {@link #close} ran, and whether it ever ran while a call was
+ * in progress.
  */
 final class FailingBackend implements Backend {
 
@@ -44,6 +45,7 @@ final class FailingBackend implements Backend {
     /** Polls still to end at once as a signal ends a wait: -1, no record. */
     final AtomicInteger interruptedPolls = new AtomicInteger();
     volatile boolean closedDuringCall;
+    volatile boolean closed;
 
     FailingBackend(Backend real, boolean appliesDuringPoll) {
         this.real = real;
@@ -151,6 +153,7 @@ final class FailingBackend implements Backend {
         if (callsInProgress.get() != 0) {
             closedDuringCall = true;
         }
+        closed = true;
         real.close();
     }
 }

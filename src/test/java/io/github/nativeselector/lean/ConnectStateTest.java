@@ -18,6 +18,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.github.nativeselector.support.ContractChannels;
+import io.github.nativeselector.support.ContractChannels.DeadPort;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
@@ -141,6 +142,29 @@ class ConnectStateTest {
             assertFalse(ch.isConnectionPending());
             assertEquals(full.address, ch.getRemoteAddress());
             assertNotNull(ch.getLocalAddress());
+        }
+    }
+
+    /**
+     * A socket bound to the wildcard reports the wildcard while its connect is pending, as it did
+     * before the connect, although the kernel has chosen its source address by then; the
+     * connection's address once it is made.
+     */
+    @ParameterizedTest
+    @MethodSource(Impl.ALL)
+    void aWildcardBoundSocketReportsTheWildcardUntilConnected(Impl impl) throws Exception {
+        try (FullBacklog full = FullBacklog.open(Family.INET); SocketChannel ch = impl.openSocket()) {
+            ch.bind(new InetSocketAddress(0));
+            ch.configureBlocking(false);
+            assertFalse(ch.connect(full.address), "a connect to a full accept queue is pending");
+            InetSocketAddress pending = (InetSocketAddress) ch.getLocalAddress();
+            assertTrue(pending.getAddress().isAnyLocalAddress(), pending::toString);
+            ch.configureBlocking(true);
+            full.makeRoom();
+            assertTrue(ch.finishConnect());
+            InetSocketAddress connected = (InetSocketAddress) ch.getLocalAddress();
+            assertTrue(connected.getAddress().isLoopbackAddress(), connected::toString);
+            assertEquals(pending.getPort(), connected.getPort());
         }
     }
 
@@ -269,23 +293,22 @@ class ConnectStateTest {
     @ParameterizedTest
     @MethodSource(Impl.WITH_FAMILIES)
     void connectRefusedInBlockingMode(Impl impl, Family family) throws Exception {
-        InetSocketAddress dead = deadAddress(family);
-        SocketChannel ch = impl.openSocket(family);
-        ConnectException e = assertThrows(ConnectException.class, () -> ch.connect(dead));
-        assertEquals("Connection refused", e.getMessage());
-        assertFalse(ch.isOpen(), "a failed connect closes the channel");
-        assertFalse(ch.isConnectionPending());
+        try (DeadPort dead = DeadPort.tcp(family.loopback()); SocketChannel ch = impl.openSocket(family)) {
+            ConnectException e = assertThrows(ConnectException.class, () -> ch.connect(dead.address));
+            assertEquals("Connection refused", e.getMessage());
+            assertFalse(ch.isOpen(), "a failed connect closes the channel");
+            assertFalse(ch.isConnectionPending());
+        }
     }
 
     @ParameterizedTest
     @MethodSource(Impl.WITH_FAMILIES)
     void connectRefusedInNonBlockingMode(Impl impl, Family family) throws Exception {
-        InetSocketAddress dead = deadAddress(family);
-        try (Selector selector = impl.openSelector()) {
-            SocketChannel ch = impl.openSocket(family);
+        try (DeadPort dead = DeadPort.tcp(family.loopback()); Selector selector = impl.openSelector();
+                SocketChannel ch = impl.openSocket(family)) {
             ch.configureBlocking(false);
             ConnectException e = assertThrows(ConnectException.class, () -> {
-                if (ch.connect(dead)) {
+                if (ch.connect(dead.address)) {
                     fail("connected to a port nobody listens on");
                 }
                 ch.register(selector, OP_CONNECT);
@@ -296,13 +319,6 @@ class ConnectStateTest {
             assertFalse(ch.isOpen(), "a failed connect closes the channel");
             assertFalse(ch.isConnectionPending());
             assertFalse(ch.isConnected());
-        }
-    }
-
-    /** A loopback port of the family that nobody listens on: one just released. */
-    private static InetSocketAddress deadAddress(Family family) throws IOException {
-        try (var server = Impl.JDK.listen(family)) {
-            return (InetSocketAddress) server.getLocalAddress();
         }
     }
 

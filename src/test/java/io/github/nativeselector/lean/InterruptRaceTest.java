@@ -7,9 +7,12 @@ package io.github.nativeselector.lean;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.nativeselector.support.ContractChannels;
+import io.github.nativeselector.support.ContractSupport;
 import io.github.nativeselector.support.RaceSupport;
 import java.io.IOException;
 import java.net.SocketAddress;
@@ -19,8 +22,8 @@ import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -57,13 +60,15 @@ class InterruptRaceTest {
     private static void interruptShortTransfers(Impl impl, boolean reading) throws Exception {
         for (int i = 0; i < ATTEMPTS; i++) {
             try (Pair p = Pair.open(impl)) {
-                Thread peer = RaceSupport.start("the accepted side", new AtomicReference<>(), () -> {
+                AtomicReference<Throwable> peerFailure = new AtomicReference<>();
+                Thread peer = RaceSupport.start("the accepted side", peerFailure, () -> {
                     ByteBuffer chunk = ByteBuffer.allocate(64 * 1024);
                     while ((reading ? p.accepted.write(chunk.clear()) : p.accepted.read(chunk.clear())) >= 0) {
                         // until the client's close ends the connection
                     }
                 });
-                assertInterruptStops(p.client, () -> {
+                AtomicLong transfers = new AtomicLong();
+                assertInterruptStops(p.client, transfers, () -> {
                     ByteBuffer small = ByteBuffer.allocate(16);
                     while (true) {
                         if (reading) {
@@ -71,10 +76,16 @@ class InterruptRaceTest {
                         } else {
                             p.client.write(small.clear());
                         }
+                        transfers.incrementAndGet();
                     }
                 });
                 p.accepted.close();
                 RaceSupport.joinWithin(peer, "the accepted side after its channel's close");
+                // The connection's end reaches the accepted side as the client's close (reset, broken
+                // pipe) or as its own (closed, asynchronously closed): an IOException, and nothing else.
+                Throwable e = peerFailure.get();
+                assertTrue(e == null || e instanceof IOException,
+                        () -> "the accepted side failed: " + RaceSupport.stackOf(e));
             }
         }
     }
@@ -95,25 +106,33 @@ class InterruptRaceTest {
                         }
                     }
                 });
-                assertInterruptStops(server, () -> {
+                AtomicLong accepts = new AtomicLong();
+                assertInterruptStops(server, accepts, () -> {
                     while (true) {
                         ContractChannels.closeQuietly(server.accept());
+                        accepts.incrementAndGet();
                     }
                 });
                 RaceSupport.joinWithin(connector, "the connector after the server's close");
+                assertNull(connectorFailure.get(),
+                        () -> "the connector failed: " + RaceSupport.stackOf(connectorFailure.get()));
             }
         }
     }
 
     /**
-     * Runs {@code busy} on a thread of its own, interrupts that thread once it is under way, and
-     * expects the interrupt to return at once and the thread to end with ClosedByInterruptException,
-     * {@code channel} closed.
+     * Runs {@code busy} on a thread of its own, interrupts that thread once it is under way (it has
+     * counted one operation done in {@code operations}), and expects the interrupt to return at once
+     * and the thread to end with ClosedByInterruptException, {@code channel} closed.
      */
-    private static void assertInterruptStops(Channel channel, RaceSupport.Body busy) throws Exception {
+    private static void assertInterruptStops(Channel channel, AtomicLong operations, RaceSupport.Body busy)
+            throws Exception {
         AtomicReference<Throwable> failure = new AtomicReference<>();
         Thread thread = RaceSupport.start("busy in blocking operations", failure, busy);
-        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
+        // An interrupt before the first operation would only meet the check at its start, never the
+        // thread between one operation and the next.
+        ContractSupport.awaitCondition(() -> operations.get() > 0 || !thread.isAlive(),
+                "the busy thread never finished an operation");
         RaceSupport.runWithin("interrupt of a thread busy in blocking operations", thread::interrupt);
         RaceSupport.joinWithin(thread, "the interrupted thread");
         Throwable e = failure.get();

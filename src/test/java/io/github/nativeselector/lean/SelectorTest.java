@@ -608,26 +608,28 @@ class SelectorTest {
                     old.channel().close();
                     newClient.connect(server.getLocalAddress());
                     Map<Integer, String> before = snapshot();
-                    SocketChannel fresh = server.accept();
-                    if (singleOpened(before, snapshot()) == old.fd()) {
-                        reused++;
+                    try (SocketChannel fresh = server.accept()) {
+                        if (singleOpened(before, snapshot()) == old.fd()) {
+                            reused++;
+                        }
+                        fresh.configureBlocking(false);
+                        SelectionKey freshKey = fresh.register(selector, OP_READ, "new " + i);
+                        assertEquals(0, selector.selectNow(),
+                                "nothing to read on the new channel, the old key is gone");
+                        assertFalse(selector.keys().contains(oldKey));
+                        newClient.write(ByteBuffer.wrap(new byte[] {3}));
+                        awaitSelected(selector, freshKey);
+                        for (SelectionKey key : selector.selectedKeys()) {
+                            assertSame(freshKey, key, "only the new channel's key is selected");
+                        }
+                        assertEquals(OP_READ, freshKey.readyOps());
+                        ByteBuffer got = ByteBuffer.allocate(4);
+                        assertEquals(1, fresh.read(got));
+                        assertEquals(3, got.get(0));
+                        fresh.close();
+                        selector.selectNow();
+                        selector.selectedKeys().clear();
                     }
-                    fresh.configureBlocking(false);
-                    SelectionKey freshKey = fresh.register(selector, OP_READ, "new " + i);
-                    assertEquals(0, selector.selectNow(), "nothing to read on the new channel, the old key is gone");
-                    assertFalse(selector.keys().contains(oldKey));
-                    newClient.write(ByteBuffer.wrap(new byte[] {3}));
-                    awaitSelected(selector, freshKey);
-                    for (SelectionKey key : selector.selectedKeys()) {
-                        assertSame(freshKey, key, "only the new channel's key is selected");
-                    }
-                    assertEquals(OP_READ, freshKey.readyOps());
-                    ByteBuffer got = ByteBuffer.allocate(4);
-                    assertEquals(1, fresh.read(got));
-                    assertEquals(3, got.get(0));
-                    fresh.close();
-                    selector.selectNow();
-                    selector.selectedKeys().clear();
                 }
             }
             if (impl == Impl.LEAN) {

@@ -13,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.nativeselector.support.ContractChannels.DeadPort;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.ConnectException;
@@ -418,11 +419,9 @@ class SocketAdaptorTest {
     @ParameterizedTest
     @MethodSource(Impl.ALL)
     void connectErrors(Impl impl) throws Exception {
-        InetSocketAddress dead;
-        try (ServerSocketChannel gone = Impl.JDK.listen(Family.INET)) {
-            dead = (InetSocketAddress) gone.getLocalAddress();
-        }
-        try (ServerSocketChannel server = impl.listen(Family.INET)) {
+        try (DeadPort deadPort = DeadPort.tcp(Family.INET.loopback());
+                ServerSocketChannel server = impl.listen(Family.INET)) {
+            InetSocketAddress dead = deadPort.address;
             SocketAddress live = server.getLocalAddress();
             Map<String, SocketCall> calls = new LinkedHashMap<>();
             calls.put("connect(null)", s -> connect(s, null, 0));

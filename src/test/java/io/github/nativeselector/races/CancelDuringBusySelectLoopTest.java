@@ -133,11 +133,15 @@ class CancelDuringBusySelectLoopTest {
             return loop;
         }
 
-        /** Ends the busy part: the thread parks. */
+        /** Ends the busy part: the thread parks (or has died, which {@link #close()} reports). */
         void rest() {
             busy.set(false);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(RaceSupport.BOUND_SECONDS);
-            while (thread.getState() != Thread.State.WAITING && thread.isAlive() && System.nanoTime() < deadline) {
+            while (thread.getState() != Thread.State.WAITING && thread.isAlive()) {
+                if (System.nanoTime() > deadline) {
+                    fail("the loop thread did not park within " + RaceSupport.BOUND_SECONDS + " s of rest():\n"
+                            + RaceSupport.stackOf(thread));
+                }
                 Thread.onSpinWait();
             }
         }

@@ -20,6 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.github.nativeselector.support.CloseReuseFds;
 import io.github.nativeselector.support.ContractChannels;
@@ -63,18 +64,17 @@ import org.junit.jupiter.params.provider.MethodSource;
 class RaceTest {
 
     /**
-     * The selectors whose {@code register} returns a key another thread cancelled meanwhile: the
-     * native ones, and the JDK's from 21 on (JDK 17's selector throws CancelledKeyException
-     * there, which OpenJDK fixed after 17).
+     * {@code register} returns a key another thread cancelled meanwhile: the native selectors do,
+     * and the JDK's from 21 on (JDK 17's selector throws CancelledKeyException there, which
+     * OpenJDK fixed after 17).
      */
-    static java.util.stream.Stream<TestSelectors> registerReturnsConcurrentlyCancelledKeys() {
-        return TestSelectors.all().filter(s -> s.isNative() || Runtime.version().feature() >= 21);
-    }
-
     @ParameterizedTest
-    @MethodSource("registerReturnsConcurrentlyCancelledKeys")
+    @MethodSource("io.github.nativeselector.support.TestSelectors#all")
     @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void registerWhileAnotherThreadCancelsThroughTheKeySet(TestSelectors selectors) throws Exception {
+        assumeTrue(selectors.isNative() || Runtime.version().feature() >= 21,
+                "JDK " + Runtime.version().feature() + "'s own selector throws CancelledKeyException from a "
+                + "register() whose key another thread cancels meanwhile (OpenJDK fixed it after 17)");
         int rounds = 20_000;
         AtomicReference<Throwable> failure = new AtomicReference<>();
         AtomicBoolean done = new AtomicBoolean();
@@ -97,6 +97,10 @@ class RaceTest {
                     do {
                         selector.selectNow();
                     } while (pipe.source.isRegistered() && System.nanoTime() < deadline);
+                    if (pipe.source.isRegistered()) {
+                        fail("round " + i + ": the channel of a cancelled key was still registered after selecting for "
+                                + BOUND_SECONDS + " s");
+                    }
                 }
             } finally {
                 done.set(true);
@@ -205,37 +209,46 @@ class RaceTest {
     private static void closeDuringSelectRound(TestSelectors selectors, Pipe.SourceChannel source, int round)
             throws Exception {
         Selector selector = selectors.open();
-        SelectionKey key = source.register(selector, SelectionKey.OP_READ);
-        Semaphore entering = new Semaphore(0);
-        Semaphore done = new Semaphore(0);
-        AtomicReference<String> outcome = new AtomicReference<>();
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        Thread selecting = start("selecting", failure, () -> {
-            entering.release();
-            try {
-                selector.select();
-                outcome.set("returned");
-            } catch (ClosedSelectorException e) {
-                outcome.set("closed");
-            } finally {
-                done.release();
+        Thread selecting = null;
+        try {
+            SelectionKey key = source.register(selector, SelectionKey.OP_READ);
+            Semaphore entering = new Semaphore(0);
+            Semaphore done = new Semaphore(0);
+            AtomicReference<String> outcome = new AtomicReference<>();
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            selecting = start("selecting", failure, () -> {
+                entering.release();
+                try {
+                    selector.select();
+                    outcome.set("returned");
+                } catch (ClosedSelectorException e) {
+                    outcome.set("closed");
+                } finally {
+                    done.release();
+                }
+            });
+            acquire(entering, selecting, failure, "round " + round + ": selector thread start");
+            switch (Math.floorMod(round, 3)) {
+                case 0 -> awaitBlockedInSelect(selecting);
+                case 1 -> LockSupport.parkNanos(ThreadLocalRandom.current().nextInt(100_000));
+                default -> {
+                }
             }
-        });
-        acquire(entering, selecting, failure, "round " + round + ": selector thread start");
-        switch (Math.floorMod(round, 3)) {
-            case 0 -> awaitBlockedInSelect(selecting);
-            case 1 -> LockSupport.parkNanos(ThreadLocalRandom.current().nextInt(100_000));
-            default -> {
+            runWithin("round " + round + ": close() during select()", selector::close);
+            acquire(done, selecting, failure, "round " + round + ": select() after close()");
+            joinWithin(selecting, "selecting thread");
+            assertNull(failure.get(), () -> "round " + round + ": select() threw " + stackOf(failure.get()));
+            assertTrue(outcome.get() != null, "round " + round);
+            assertFalse(key.isValid(), "round " + round + ": key valid after its selector closed");
+            assertNull(source.keyFor(selector), "round " + round);
+            assertFalse(source.isRegistered(), "round " + round);
+        } finally {
+            // A round that failed leaves neither the selector open nor its thread in select().
+            ContractChannels.closeQuietly(selector);
+            if (selecting != null) {
+                selecting.interrupt();
             }
         }
-        runWithin("round " + round + ": close() during select()", selector::close);
-        acquire(done, selecting, failure, "round " + round + ": select() after close()");
-        joinWithin(selecting, "selecting thread");
-        assertNull(failure.get(), () -> "round " + round + ": select() threw " + stackOf(failure.get()));
-        assertTrue(outcome.get() != null, "round " + round);
-        assertFalse(key.isValid(), "round " + round + ": key valid after its selector closed");
-        assertNull(source.keyFor(selector), "round " + round);
-        assertFalse(source.isRegistered(), "round " + round);
     }
 
     /**
@@ -398,107 +411,121 @@ class RaceTest {
         long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(BOUND_SECONDS);
 
         List<Thread> threads = new ArrayList<>();
-        for (int t = 0; t < registrars; t++) {
-            threads.add(start("registering-" + t, failure, () -> {
-                try (Selector primer = TestSelectors.JDK.open()) {
-                    // Channels made beforehand, so that registrations follow each other closely.
-                    // Three more than prepared, for registrations once the selector is closed.
-                    List<Pipe> mine = new ArrayList<>();
-                    for (int i = 0; i < prepared + 3; i++) {
-                        mine.add(newPrimedPipe(primer, pipes));
-                    }
-                    ready.countDown();
-                    go.await();
-                    int afterClose = 0;
-                    for (int n = 0; afterClose < 3; n++) {
-                        while (n >= prepared && selector.isOpen()) {
-                            if (System.nanoTime() > giveUp) {
-                                unexpected.add(new AssertionError("the selector was never closed"));
+        Thread closing = null;
+        try {
+            for (int t = 0; t < registrars; t++) {
+                threads.add(start("registering-" + t, failure, () -> {
+                    try (Selector primer = TestSelectors.JDK.open()) {
+                        // Channels made beforehand, so that registrations follow each other closely.
+                        // Three more than prepared, for registrations once the selector is closed.
+                        List<Pipe> mine = new ArrayList<>();
+                        for (int i = 0; i < prepared + 3; i++) {
+                            mine.add(newPrimedPipe(primer, pipes));
+                        }
+                        ready.countDown();
+                        go.await();
+                        int afterClose = 0;
+                        for (int n = 0; afterClose < 3; n++) {
+                            while (n >= prepared && selector.isOpen()) {
+                                if (System.nanoTime() > giveUp) {
+                                    unexpected.add(new AssertionError("the selector was never closed"));
+                                    return;
+                                }
+                                Thread.yield();
+                            }
+                            if (n == mine.size()) {
+                                unexpected.add(new AssertionError("register() succeeded on a closed selector"));
                                 return;
                             }
-                            Thread.yield();
+                            Pipe pipe = mine.get(n);
+                            try {
+                                pipe.source().register(selector, SelectionKey.OP_READ);
+                                pipe.sink().register(selector, SelectionKey.OP_WRITE);
+                                registered.incrementAndGet();
+                            } catch (ClosedSelectorException e) {
+                                refused.incrementAndGet();
+                                afterClose++;
+                            } catch (Throwable e) {
+                                unexpected.add(e);
+                                return;
+                            }
+                            if (n % 8 == 1 && n < prepared) {
+                                // Closed while registered: the selector (its select or its close) releases the fds.
+                                pipe.source().close();
+                                pipe.sink().close();
+                            }
                         }
-                        if (n == mine.size()) {
-                            unexpected.add(new AssertionError("register() succeeded on a closed selector"));
-                            return;
+                    }
+                }));
+            }
+            threads.add(start("selecting", failure, () -> {
+                go.await();
+                for (;;) {
+                    try {
+                        selector.select(10);
+                        Set<SelectionKey> selected = selector.selectedKeys();
+                        // close() on another thread removes keys from this set: the set's monitor guards it.
+                        synchronized (selected) {
+                            selected.clear();
                         }
-                        Pipe pipe = mine.get(n);
-                        try {
-                            pipe.source().register(selector, SelectionKey.OP_READ);
-                            pipe.sink().register(selector, SelectionKey.OP_WRITE);
-                            registered.incrementAndGet();
-                        } catch (ClosedSelectorException e) {
-                            refused.incrementAndGet();
-                            afterClose++;
-                        } catch (Throwable e) {
-                            unexpected.add(e);
-                            return;
-                        }
-                        if (n % 8 == 1 && n < prepared) {
-                            // Closed while registered: the selector (its select or its close) releases the fds.
-                            pipe.source().close();
-                            pipe.sink().close();
-                        }
+                        selects.incrementAndGet();
+                    } catch (ClosedSelectorException e) {
+                        return;
+                    } catch (Throwable e) {
+                        unexpected.add(e);
+                        return;
                     }
                 }
             }));
-        }
-        threads.add(start("selecting", failure, () -> {
-            go.await();
-            for (;;) {
-                try {
-                    selector.select(10);
-                    Set<SelectionKey> selected = selector.selectedKeys();
-                    // close() on another thread removes keys from this set: the set's monitor guards it.
-                    synchronized (selected) {
-                        selected.clear();
+            // Closes while registrations are in full flow: once a fifth of the prepared channels are registered.
+            closing = start("closing", failure, () -> {
+                go.await();
+                while (registered.get() < registrars * prepared / 5) {
+                    if (System.nanoTime() > giveUp) {
+                        unexpected.add(new AssertionError("registrations do not progress"));
+                        break;
                     }
-                    selects.incrementAndGet();
-                } catch (ClosedSelectorException e) {
-                    return;
-                } catch (Throwable e) {
-                    unexpected.add(e);
-                    return;
+                    Thread.onSpinWait();
+                }
+                selector.close();
+            });
+            assertTrue(ready.await(BOUND_SECONDS, TimeUnit.SECONDS), () -> "round " + round + ": channels not prepared: "
+                    + stackOf(failure.get()));
+            go.countDown();
+            joinWithin(closing, "round " + round + ": close() while threads register");
+            for (Thread thread : threads) {
+                joinWithin(thread, "round " + round);
+            }
+            assertNull(failure.get(), () -> stackOf(failure.get()));
+            if (!unexpected.isEmpty()) {
+                fail("round " + round + ": " + unexpected.size() + " unexpected exceptions, the first: "
+                        + stackOf(unexpected.get(0)));
+            }
+            assertTrue(registered.get() > 0, "round " + round + ": no registration succeeded before the close");
+            assertEquals(3 * registrars, refused.get(), "round " + round + ": refusals after the close");
+            for (Pipe pipe : List.copyOf(pipes)) {
+                for (SelectableChannel channel : List.of(pipe.source(), pipe.sink())) {
+                    SelectionKey key = channel.keyFor(selector);
+                    assertTrue(key == null || !key.isValid(),
+                            () -> "round " + round + ": " + channel + " keeps a valid key to the closed selector");
+                    assertFalse(channel.isRegistered(), () -> "round " + round + ": " + channel + " still registered");
                 }
             }
-        }));
-        // Closes while registrations are in full flow: once a fifth of the prepared channels are registered.
-        Thread closing = start("closing", failure, () -> {
-            go.await();
-            while (registered.get() < registrars * prepared / 5) {
-                if (System.nanoTime() > giveUp) {
-                    unexpected.add(new AssertionError("registrations do not progress"));
-                    break;
-                }
-                Thread.onSpinWait();
+        } finally {
+            // A round that failed leaves no thread waiting or registering, and nothing open.
+            go.countDown();
+            ContractChannels.closeQuietly(selector);
+            if (closing != null) {
+                threads.add(closing);
             }
-            selector.close();
-        });
-        assertTrue(ready.await(BOUND_SECONDS, TimeUnit.SECONDS), () -> "round " + round + ": channels not prepared: "
-                + stackOf(failure.get()));
-        go.countDown();
-        joinWithin(closing, "round " + round + ": close() while threads register");
-        for (Thread thread : threads) {
-            joinWithin(thread, "round " + round);
-        }
-        assertNull(failure.get(), () -> stackOf(failure.get()));
-        if (!unexpected.isEmpty()) {
-            fail("round " + round + ": " + unexpected.size() + " unexpected exceptions, the first: "
-                    + stackOf(unexpected.get(0)));
-        }
-        assertTrue(registered.get() > 0, "round " + round + ": no registration succeeded before the close");
-        assertEquals(3 * registrars, refused.get(), "round " + round + ": refusals after the close");
-        for (Pipe pipe : List.copyOf(pipes)) {
-            for (SelectableChannel channel : List.of(pipe.source(), pipe.sink())) {
-                SelectionKey key = channel.keyFor(selector);
-                assertTrue(key == null || !key.isValid(),
-                        () -> "round " + round + ": " + channel + " keeps a valid key to the closed selector");
-                assertFalse(channel.isRegistered(), () -> "round " + round + ": " + channel + " still registered");
+            long joinUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(BOUND_SECONDS);
+            for (Thread thread : threads) {
+                thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(joinUntil - System.nanoTime())));
             }
-        }
-        for (Pipe pipe : List.copyOf(pipes)) {
-            pipe.source().close();
-            pipe.sink().close();
+            for (Pipe pipe : List.copyOf(pipes)) {
+                ContractChannels.closeQuietly(pipe.source());
+                ContractChannels.closeQuietly(pipe.sink());
+            }
         }
     }
 

@@ -46,9 +46,9 @@ class SelectorStressTest {
         // Every wait inside is bounded; this bound catches a close() that never returns.
         Duration bound = Duration.ofSeconds(60 + seconds);
         assertTimeoutPreemptively(bound, () -> {
-            runAndClose(selectors, WARM_UP_MILLIS);
+            runAndClose(selectors, WARM_UP_MILLIS, false);
             Map<Integer, String> baseline = CloseReuseFds.snapshot();
-            SelectorStress stress = runAndClose(selectors, seconds * 1000);
+            SelectorStress stress = runAndClose(selectors, seconds * 1000, true);
             CloseReuseFds.assertBackToBaseline(baseline, "after " + stress.channelsOpened.get()
                     + " channels were opened and closed and the selector was closed");
             System.out.printf("stress, %s: %d s, %d selects, %d keys handled, %d channels opened and closed, "
@@ -60,7 +60,8 @@ class SelectorStressTest {
         }, () -> "the stress run did not finish within " + bound.toSeconds() + " s:\n" + RaceSupport.allThreads());
     }
 
-    private static SelectorStress runAndClose(TestSelectors selectors, long millis) throws Exception {
+    private static SelectorStress runAndClose(TestSelectors selectors, long millis, boolean requireWakeupCheck)
+            throws Exception {
         Selector selector = selectors.open();
         SelectorStress stress = new SelectorStress(selector);
         try {
@@ -68,8 +69,13 @@ class SelectorStressTest {
             if (!problems.isEmpty()) {
                 fail(problems.size() + " problems; the first:\n" + problems.get(0));
             }
-            assertTrue(stress.selects.get() > 0 && stress.wakeupsChecked.get() > 0,
-                    "the load never got going: " + stress.selects.get() + " selects");
+            assertTrue(stress.selects.get() > 0, "the load never got going: no select in " + millis + " ms");
+            // One wakeup check may wait 200 ms for an untimed select on a cold JIT and a loaded CPU:
+            // more than the warm-up, which is there for what it opens, can be sure to give it.
+            if (requireWakeupCheck) {
+                assertTrue(stress.wakeupsChecked.get() > 0, "no wakeup was checked in " + millis + " ms ("
+                        + stress.selects.get() + " selects)");
+            }
             assertStillSelects(selector);
         } finally {
             selector.close();

@@ -8,7 +8,9 @@ package io.github.nativeselector.support;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.github.nativeselector.internal.BuiltInProvider;
 import java.io.IOException;
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -16,6 +18,7 @@ import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
+import java.nio.channels.NetworkChannel;
 import java.nio.channels.Pipe;
 import java.nio.channels.ReadableByteChannel;
 import java.nio.channels.ServerSocketChannel;
@@ -230,19 +233,66 @@ public final class ContractChannels {
         return server;
     }
 
-    /** A loopback TCP address nobody listens on (a port just released). */
-    public static InetSocketAddress deadTcpAddress() throws IOException {
-        try (ServerSocketChannel ch = ServerSocketChannel.open()) {
-            ch.bind(loopback(0));
-            return (InetSocketAddress) ch.getLocalAddress();
-        }
-    }
+    /**
+     * A loopback port nothing answers on, held by a socket of this fixture's for as long as it is
+     * open: a port just released could meanwhile be bound by any socket, another test JVM's too
+     * (surefire runs two), and then answer. The socket is the JDK's built-in provider's in every
+     * run, so that what refuses is never a channel under test.
+     */
+    public static final class DeadPort implements AutoCloseable {
+        public final InetSocketAddress address;
+        private final NetworkChannel holder;
 
-    /** A loopback UDP address nobody is bound to (a port just released). */
-    public static InetSocketAddress deadUdpAddress() throws IOException {
-        try (DatagramChannel ch = DatagramChannel.open()) {
-            ch.bind(loopback(0));
-            return (InetSocketAddress) ch.getLocalAddress();
+        private DeadPort(NetworkChannel holder) throws IOException {
+            this.holder = holder;
+            this.address = (InetSocketAddress) holder.getLocalAddress();
+        }
+
+        /** A TCP port on {@link InetAddress#getLoopbackAddress()} that refuses connections. */
+        public static DeadPort tcp() throws IOException {
+            return tcp(InetAddress.getLoopbackAddress());
+        }
+
+        /**
+         * A TCP port on {@code loopback} (IPv4's or IPv6's) that refuses connections: its socket is
+         * bound and never listens.
+         */
+        public static DeadPort tcp(InetAddress loopback) throws IOException {
+            SocketChannel ch = BuiltInProvider.get().openSocketChannel(familyOf(loopback));
+            try {
+                ch.bind(new InetSocketAddress(loopback, 0));
+                return new DeadPort(ch);
+            } catch (IOException | RuntimeException e) {
+                ch.close();
+                throw e;
+            }
+        }
+
+        /**
+         * A loopback UDP port whose datagrams are answered with ICMP port unreachable: its socket
+         * is connected to itself, and the kernel delivers a connected socket only its peer's
+         * datagrams, so another socket's find no receiver.
+         */
+        public static DeadPort udp() throws IOException {
+            InetAddress loopback = InetAddress.getLoopbackAddress();
+            DatagramChannel ch = BuiltInProvider.get().openDatagramChannel(familyOf(loopback));
+            try {
+                ch.bind(new InetSocketAddress(loopback, 0));
+                ch.connect(ch.getLocalAddress());
+                return new DeadPort(ch);
+            } catch (IOException | RuntimeException e) {
+                ch.close();
+                throw e;
+            }
+        }
+
+        private static StandardProtocolFamily familyOf(InetAddress address) {
+            return address instanceof Inet6Address ? StandardProtocolFamily.INET6 : StandardProtocolFamily.INET;
+        }
+
+        @Override
+        public void close() throws IOException {
+            holder.close();
         }
     }
 
