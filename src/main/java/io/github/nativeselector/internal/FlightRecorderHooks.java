@@ -15,22 +15,43 @@ import jdk.jfr.RecordingState;
 /**
  * Follows the flight recorder: once it starts, adds the periodic {@link SelectorStatisticsEvent};
  * while a recording runs, opens {@link FlightRecording}'s gate. Registering the periodic event
- * costs about 0.1 s, so it waits for the recorder, which most JVMs never start.
+ * costs about 0.1 s, so it waits for the recorder, which most JVMs never start. Installed while a
+ * native selector of this copy of the library is open. Its methods hold the instance's monitor.
  */
 final class FlightRecorderHooks implements FlightRecorderListener {
 
     private final Set<Long> running = new HashSet<>();
+    /** The periodic event's hook, the one instance that removePeriodicEvent is given back. */
+    private final Runnable emitStatistics = SelectorStatisticsEvent::emitAll;
+    private boolean periodicAdded;
+    private boolean removed;
 
     private FlightRecorderHooks() {
     }
 
-    static void install() {
-        FlightRecorder.addListener(new FlightRecorderHooks());
+    static FlightRecorderHooks install() {
+        FlightRecorderHooks hooks = new FlightRecorderHooks();
+        FlightRecorder.addListener(hooks);
+        return hooks;
+    }
+
+    /** Removes the listener and the periodic event; a recorder that starts later adds nothing. */
+    synchronized void uninstall() {
+        removed = true;
+        FlightRecorder.removeListener(this);
+        if (periodicAdded) {
+            FlightRecorder.removePeriodicEvent(emitStatistics);
+            periodicAdded = false;
+        }
     }
 
     @Override
-    public void recorderInitialized(FlightRecorder recorder) {
-        FlightRecorder.addPeriodicEvent(SelectorStatisticsEvent.class, SelectorStatisticsEvent::emitAll);
+    public synchronized void recorderInitialized(FlightRecorder recorder) {
+        if (removed) {
+            return;
+        }
+        FlightRecorder.addPeriodicEvent(SelectorStatisticsEvent.class, emitStatistics);
+        periodicAdded = true;
         // Recordings that were running before this listener was added.
         for (Recording recording : recorder.getRecordings()) {
             recordingStateChanged(recording);
@@ -39,6 +60,9 @@ final class FlightRecorderHooks implements FlightRecorderListener {
 
     @Override
     public synchronized void recordingStateChanged(Recording recording) {
+        if (removed) {
+            return;
+        }
         if (recording.getState() == RecordingState.RUNNING) {
             running.add(recording.getId());
         } else {

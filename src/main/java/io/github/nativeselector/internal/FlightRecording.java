@@ -15,22 +15,39 @@ final class FlightRecording {
     private static final boolean PRESENT = ModuleLayer.boot().findModule("jdk.jfr").isPresent();
 
     private static volatile boolean active;
-    private static boolean installed;
+    /** The listener while installed (a FlightRecorderHooks, typed Object so that this class loads without jdk.jfr). */
+    private static Object hooks;
 
     private FlightRecording() {
     }
 
-    /** Listens for the flight recorder, once per JVM; the periodic event is added when it starts. */
+    /** Listens for the flight recorder until {@link #uninstall}; the periodic event is added when it starts. */
     static synchronized void install() {
-        if (installed || !PRESENT) {
+        if (hooks != null || !PRESENT) {
             return;
         }
-        installed = true;
         try {
-            FlightRecorderHooks.install();
+            hooks = FlightRecorderHooks.install();
         } catch (RuntimeException | LinkageError e) {
             SelectorMonitoring.logOnce("flight recorder events unavailable", e);
         }
+    }
+
+    /**
+     * Stops listening, and takes the periodic event away: the recorder's lists would otherwise
+     * keep this copy's classes, and the class loader that loaded them, for good.
+     */
+    static synchronized void uninstall() {
+        if (hooks == null) {
+            return;
+        }
+        try {
+            ((FlightRecorderHooks) hooks).uninstall();
+        } catch (RuntimeException | LinkageError e) {
+            SelectorMonitoring.logOnce("flight recorder events not withdrawn", e);
+        }
+        hooks = null;
+        active = false;
     }
 
     /** Whether a recording is running. */

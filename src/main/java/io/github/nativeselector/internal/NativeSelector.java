@@ -49,12 +49,13 @@ public final class NativeSelector extends AbstractSelector {
     /** Ready records read per kernel wait; channels beyond it are reported by the next wait. */
     static final int READY_CAPACITY = 1024;
 
-    /** Closes the backend of a selector that became unreachable without being closed. */
-    private static final Cleaner CLEANER = Cleaner.create(task -> {
-        Thread thread = new Thread(task, "nativeselector-cleaner");
-        thread.setDaemon(true);
-        return thread;
-    });
+    /**
+     * Closes the backend of a selector that became unreachable without being closed. Its thread is
+     * the JDK's (named Cleaner-N): one this library made would inherit the context class loader
+     * and, before JDK 24, the access control context of the code that made it, and keep a web
+     * application's class loader, and all it loaded, for the life of the JVM.
+     */
+    private static final Cleaner CLEANER = Cleaner.create();
 
     private final Backend backend;
     private final Counters counters = new Counters();

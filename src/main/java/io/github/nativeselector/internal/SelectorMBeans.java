@@ -11,29 +11,26 @@ import io.github.nativeselector.SelectorsMXBean;
 import java.lang.management.ManagementFactory;
 import javax.management.InstanceAlreadyExistsException;
 import javax.management.JMException;
-import javax.management.MBeanServer;
 import javax.management.ObjectName;
 
 /**
  * The MBeans on the platform MBean server: {@code io.github.nativeselector:type=Selector,id=N}
- * per open selector, and {@code io.github.nativeselector:type=Selectors} for all of them. Loaded
- * only where the runtime has {@code java.management}.
+ * per open selector, and {@code io.github.nativeselector:type=Selectors} for all of them while one
+ * is open. Loaded only where the runtime has {@code java.management}.
  */
 final class SelectorMBeans {
 
     static final String DOMAIN = "io.github.nativeselector";
 
-    private static boolean totalsRegistered;
+    private static final String TOTALS = DOMAIN + ":type=Selectors";
 
     private SelectorMBeans() {
     }
 
-    /** Registers the selector's MBean (and the totals, the first time); returns its name. */
+    /** Registers the selector's MBean; returns its name. */
     static ObjectName register(SelectorRegistry.Entry entry) throws JMException {
-        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-        registerTotals(server);
         ObjectName name = new ObjectName(DOMAIN + ":type=Selector,id=" + entry.id());
-        server.registerMBean(new SelectorBean(entry), name);
+        ManagementFactory.getPlatformMBeanServer().registerMBean(new SelectorBean(entry), name);
         return name;
     }
 
@@ -41,16 +38,21 @@ final class SelectorMBeans {
         ManagementFactory.getPlatformMBeanServer().unregisterMBean((ObjectName) name);
     }
 
-    private static synchronized void registerTotals(MBeanServer server) throws JMException {
-        if (totalsRegistered) {
-            return;
-        }
+    /**
+     * Registers the totals; false when another copy of this library (another class loader) has
+     * registered its own under the name.
+     */
+    static boolean registerTotals() throws JMException {
         try {
-            server.registerMBean(new TotalsBean(), new ObjectName(DOMAIN + ":type=Selectors"));
+            ManagementFactory.getPlatformMBeanServer().registerMBean(new TotalsBean(), new ObjectName(TOTALS));
+            return true;
         } catch (InstanceAlreadyExistsException anotherCopy) {
-            // Another copy of this library (another class loader) publishes its own selectors' totals.
+            return false;
         }
-        totalsRegistered = true;
+    }
+
+    static void unregisterTotals() throws JMException {
+        ManagementFactory.getPlatformMBeanServer().unregisterMBean(new ObjectName(TOTALS));
     }
 
     /** The counters as attributes, read from one snapshot source. */

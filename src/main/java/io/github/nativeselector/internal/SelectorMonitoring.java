@@ -14,12 +14,24 @@ import java.util.concurrent.atomic.AtomicReference;
  * {@link SelectorRegistry}, as an MBean where the runtime has {@code java.management}, and to the
  * flight recorder where it has {@code jdk.jfr} (a runtime built with jlink may have neither).
  * Publishing never fails a selector: a failure is logged once and the selector works unpublished.
+ *
+ * <p>What is published for all of this copy's selectors, the totals MBean and the flight recorder
+ * listener, is published with the first. Where a class loader that can be unloaded loaded this
+ * copy (a web application's, say), it is withdrawn with the last open selector, and published again
+ * with the next: the platform MBean server and the recorder would otherwise hold this copy's
+ * classes, and that loader with everything it loaded, for the life of the JVM. The system class
+ * loader's copy, never unloaded, keeps it and saves the next open the work. {@code PUBLICATION}'s
+ * monitor guards it; the registry is changed before it is taken, so that the last to take it
+ * decides from the registry as it is.
  */
 final class SelectorMonitoring {
 
     private static final System.Logger LOG = System.getLogger("io.github.nativeselector");
     private static final boolean JMX_PRESENT = ModuleLayer.boot().findModule("java.management").isPresent();
     private static final AtomicBoolean FAILURE_LOGGED = new AtomicBoolean();
+    private static final Object PUBLICATION = new Object();
+    private static final boolean WITHDRAWN_WITH_THE_LAST = unloadable(SelectorMonitoring.class.getClassLoader());
+    private static boolean totalsRegistered;
 
     private final SelectorRegistry.Entry entry;
     /** The MBean's name (a javax.management.ObjectName) while it is registered. */
@@ -32,7 +44,7 @@ final class SelectorMonitoring {
     static SelectorMonitoring start(String backend, int batchThreshold, Counters counters, boolean jmx) {
         SelectorMonitoring monitoring = new SelectorMonitoring(new SelectorRegistry.Entry(backend, batchThreshold, counters));
         SelectorRegistry.add(monitoring.entry);
-        FlightRecording.install();
+        publishForAll(jmx);
         if (jmx && JMX_PRESENT) {
             try {
                 monitoring.mbeanName.set(SelectorMBeans.register(monitoring.entry));
@@ -52,6 +64,45 @@ final class SelectorMonitoring {
                 SelectorMBeans.unregister(name);
             } catch (Exception e) {
                 logOnce("selector MBean not unregistered", e);
+            }
+        }
+        withdrawForAllIfNoneOpen();
+    }
+
+    private static void publishForAll(boolean jmx) {
+        synchronized (PUBLICATION) {
+            FlightRecording.install();
+            if (jmx && JMX_PRESENT && !totalsRegistered) {
+                try {
+                    totalsRegistered = SelectorMBeans.registerTotals();
+                } catch (Exception e) {
+                    logOnce("selector totals MBean not registered", e);
+                }
+            }
+        }
+    }
+
+    private static boolean unloadable(ClassLoader loader) {
+        return loader != null && loader != ClassLoader.getPlatformClassLoader()
+                && loader != ClassLoader.getSystemClassLoader();
+    }
+
+    private static void withdrawForAllIfNoneOpen() {
+        if (!WITHDRAWN_WITH_THE_LAST) {
+            return;
+        }
+        synchronized (PUBLICATION) {
+            if (SelectorRegistry.openCount() > 0) {
+                return;
+            }
+            FlightRecording.uninstall();
+            if (totalsRegistered) {
+                totalsRegistered = false;
+                try {
+                    SelectorMBeans.unregisterTotals();
+                } catch (Exception e) {
+                    logOnce("selector totals MBean not unregistered", e);
+                }
             }
         }
     }

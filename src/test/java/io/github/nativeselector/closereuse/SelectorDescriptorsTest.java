@@ -31,6 +31,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -48,8 +49,11 @@ class SelectorDescriptorsTest {
     /** The bound on waits for the collector and the cleaner, which a loaded machine may delay. */
     private static final long AWAIT_SECONDS = 10;
 
-    /** The name of the thread that releases what unreachable native selectors hold. */
-    private static final String CLEANER_THREAD = "nativeselector-cleaner";
+    /**
+     * The names of the threads of Cleaner.create(), one of which releases what unreachable native
+     * selectors hold (the JDK names them; the JDK's own common cleaner is Common-Cleaner).
+     */
+    private static final String CLEANER_THREADS = "Cleaner-[0-9]+";
 
     /** O_CLOEXEC in the octal {@code flags:} line of {@code /proc/self/fdinfo/N}. */
     private static final int O_CLOEXEC = 02000000;
@@ -178,28 +182,30 @@ class SelectorDescriptorsTest {
     }
 
     /**
-     * Waits until the selectors' cleaner thread waits for work again. A timed wait inside a
-     * {@link ReferenceQueue} is its wait on an empty queue (waiting for the queue's lock is not a
-     * timed wait); state and stack come from one snapshot.
+     * Waits until the cleaners' threads, the selectors' among them, wait for work again. A timed
+     * wait inside a {@link ReferenceQueue} is its wait on an empty queue (waiting for the queue's
+     * lock is not a timed wait); state and stack come from one snapshot.
      */
     private static void awaitCleanerWaiting() throws InterruptedException {
-        Thread cleaner = Thread.getAllStackTraces().keySet().stream()
-                .filter(thread -> thread.getName().equals(CLEANER_THREAD)).findFirst()
-                .orElseThrow(() -> new AssertionError("no thread named " + CLEANER_THREAD));
+        List<Thread> cleaners = Thread.getAllStackTraces().keySet().stream()
+                .filter(thread -> thread.getName().matches(CLEANER_THREADS)).collect(Collectors.toList());
+        assertFalse(cleaners.isEmpty(), "no thread named " + CLEANER_THREADS);
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(AWAIT_SECONDS);
-        for (;;) {
-            ThreadInfo info = threads.getThreadInfo(cleaner.getId(), Integer.MAX_VALUE);
-            if (info != null && info.getThreadState() == Thread.State.TIMED_WAITING
-                    && Arrays.stream(info.getStackTrace())
-                            .anyMatch(frame -> frame.getClassName().endsWith("ReferenceQueue"))) {
-                return;
+        for (Thread cleaner : cleaners) {
+            for (;;) {
+                ThreadInfo info = threads.getThreadInfo(cleaner.getId(), Integer.MAX_VALUE);
+                if (info == null || info.getThreadState() == Thread.State.TIMED_WAITING
+                        && Arrays.stream(info.getStackTrace())
+                                .anyMatch(frame -> frame.getClassName().endsWith("ReferenceQueue"))) {
+                    break;
+                }
+                if (System.nanoTime() > deadline) {
+                    fail("the cleaner did not come back to wait for work within " + AWAIT_SECONDS + " s:\n"
+                            + RaceSupport.stackOf(cleaner));
+                }
+                Thread.sleep(10);
             }
-            if (System.nanoTime() > deadline) {
-                fail("the cleaner did not come back to wait for work within " + AWAIT_SECONDS + " s:\n"
-                        + RaceSupport.stackOf(cleaner));
-            }
-            Thread.sleep(10);
         }
     }
 
