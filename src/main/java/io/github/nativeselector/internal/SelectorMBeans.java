@@ -9,27 +9,34 @@ import io.github.nativeselector.SelectorCounters;
 import io.github.nativeselector.SelectorMXBean;
 import io.github.nativeselector.SelectorsMXBean;
 import java.lang.management.ManagementFactory;
-import javax.management.InstanceAlreadyExistsException;
 import javax.management.JMException;
 import javax.management.ObjectName;
 
 /**
  * The MBeans on the platform MBean server: {@code io.github.nativeselector:type=Selector,id=N}
- * per open selector, and {@code io.github.nativeselector:type=Selectors} for all of them while one
- * is open. Loaded only where the runtime has {@code java.management}.
+ * per open selector, and {@code io.github.nativeselector:type=Selectors} for all of them, with a
+ * {@code loader} key in a copy of the library that another class loader than the system one
+ * loaded. Loaded only where the runtime has {@code java.management}.
  */
 final class SelectorMBeans {
 
     static final String DOMAIN = "io.github.nativeselector";
 
-    private static final String TOTALS = DOMAIN + ":type=Selectors";
+    /**
+     * What tells this copy's names from another copy's: nothing for the system class loader's
+     * copy; {@code ,loader=<identity hash>} for a copy that another loader loaded, whose selectors
+     * would otherwise be numbered from 1 under the same names.
+     */
+    private static final String COPY = SelectorMonitoring.UNLOADABLE_COPY
+            ? ",loader=" + Integer.toHexString(System.identityHashCode(SelectorMBeans.class.getClassLoader())) : "";
+    private static final String TOTALS = DOMAIN + ":type=Selectors" + COPY;
 
     private SelectorMBeans() {
     }
 
     /** Registers the selector's MBean; returns its name. */
     static ObjectName register(SelectorRegistry.Entry entry) throws JMException {
-        ObjectName name = new ObjectName(DOMAIN + ":type=Selector,id=" + entry.id());
+        ObjectName name = new ObjectName(DOMAIN + ":type=Selector" + COPY + ",id=" + entry.id());
         ManagementFactory.getPlatformMBeanServer().registerMBean(new SelectorBean(entry), name);
         return name;
     }
@@ -38,17 +45,8 @@ final class SelectorMBeans {
         ManagementFactory.getPlatformMBeanServer().unregisterMBean((ObjectName) name);
     }
 
-    /**
-     * Registers the totals; false when another copy of this library (another class loader) has
-     * registered its own under the name.
-     */
-    static boolean registerTotals() throws JMException {
-        try {
-            ManagementFactory.getPlatformMBeanServer().registerMBean(new TotalsBean(), new ObjectName(TOTALS));
-            return true;
-        } catch (InstanceAlreadyExistsException anotherCopy) {
-            return false;
-        }
+    static void registerTotals() throws JMException {
+        ManagementFactory.getPlatformMBeanServer().registerMBean(new TotalsBean(), new ObjectName(TOTALS));
     }
 
     static void unregisterTotals() throws JMException {

@@ -30,7 +30,8 @@ final class SelectorMonitoring {
     private static final boolean JMX_PRESENT = ModuleLayer.boot().findModule("java.management").isPresent();
     private static final AtomicBoolean FAILURE_LOGGED = new AtomicBoolean();
     private static final Object PUBLICATION = new Object();
-    private static final boolean WITHDRAWN_WITH_THE_LAST = unloadable(SelectorMonitoring.class.getClassLoader());
+    /** Whether a class loader that can be unloaded, not the system one, loaded this copy. */
+    static final boolean UNLOADABLE_COPY = unloadable(SelectorMonitoring.class.getClassLoader());
     private static boolean totalsRegistered;
 
     private final SelectorRegistry.Entry entry;
@@ -74,7 +75,8 @@ final class SelectorMonitoring {
             FlightRecording.install();
             if (jmx && JMX_PRESENT && !totalsRegistered) {
                 try {
-                    totalsRegistered = SelectorMBeans.registerTotals();
+                    SelectorMBeans.registerTotals();
+                    totalsRegistered = true;
                 } catch (Exception e) {
                     logOnce("selector totals MBean not registered", e);
                 }
@@ -88,7 +90,7 @@ final class SelectorMonitoring {
     }
 
     private static void withdrawForAllIfNoneOpen() {
-        if (!WITHDRAWN_WITH_THE_LAST) {
+        if (!UNLOADABLE_COPY) {
             return;
         }
         synchronized (PUBLICATION) {

@@ -5,6 +5,7 @@
 
 package io.github.nativeselector.install;
 
+import io.github.nativeselector.NativeSelectorProvider;
 import java.lang.management.ManagementFactory;
 import java.lang.ref.WeakReference;
 import java.net.URL;
@@ -16,26 +17,32 @@ import java.nio.channels.Selector;
 import java.nio.channels.spi.SelectorProvider;
 import java.nio.file.Paths;
 import java.util.concurrent.TimeUnit;
+import javax.management.MBeanServer;
 import javax.management.ObjectName;
 import jdk.jfr.Recording;
 
 /**
  * Child-JVM main for {@link UnloadTest}: {@code <main classes>} loads the library in a class loader
- * of its own, as a web application carries it, with a flight recording running; opens a selector
- * through it on a thread whose context class loader it is, selects a ready pipe, closes all, drops
- * the loader, and prints whether the loader was then collected ({@code collected=}), and whether
- * the totals MBean was there while the selector was open ({@code totalsOpen=}) and after
+ * of its own, as a web application carries it, with a flight recording running and a selector of
+ * the system class loader's copy open; opens a selector through it on a thread whose context class
+ * loader it is, selects a ready pipe, closes all, drops the loader, and prints whether the loader
+ * was then collected ({@code collected=}), the selector and totals MBeans of both copies while both
+ * selectors were open ({@code selectorMBeans=}, {@code totalsMBeans=}), and whether that copy's
+ * totals MBean was there while its selector was open ({@code totalsOpen=}) and after
  * ({@code totalsClosed=}).
  */
 public final class UnloadProbe {
 
     private static final long COLLECT_SECONDS = 20;
+    /** The key that a copy of the library that another class loader loaded adds to its MBeans' names. */
+    private static final String LOADER_KEY = "loader";
 
     private UnloadProbe() {
     }
 
     public static void main(String[] args) throws Exception {
-        try (Recording recording = new Recording()) {
+        try (Recording recording = new Recording();
+                Selector systemCopys = new NativeSelectorProvider().openSelector()) {
             recording.start();
             WeakReference<ClassLoader> loader = useAndDrop(args[0]);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(COLLECT_SECONDS);
@@ -48,7 +55,8 @@ public final class UnloadProbe {
     }
 
     private static WeakReference<ClassLoader> useAndDrop(String mainClasses) throws Exception {
-        ObjectName totals = new ObjectName("io.github.nativeselector:type=Selectors");
+        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        ObjectName totals = new ObjectName("io.github.nativeselector:type=Selectors," + LOADER_KEY + "=*");
         URLClassLoader loader = new URLClassLoader(new URL[] {Paths.get(mainClasses).toUri().toURL()},
                 ClassLoader.getPlatformClassLoader());
         Thread thread = Thread.currentThread();
@@ -65,9 +73,13 @@ public final class UnloadProbe {
                 source.register(selector, SelectionKey.OP_READ);
                 sink.write(ByteBuffer.wrap(new byte[1]));
                 System.out.println("selected=" + selector.select(TimeUnit.SECONDS.toMillis(COLLECT_SECONDS)));
-                System.out.println("totalsOpen=" + ManagementFactory.getPlatformMBeanServer().isRegistered(totals));
+                System.out.println("totalsOpen=" + !server.queryNames(totals, null).isEmpty());
+                System.out.println("selectorMBeans="
+                        + server.queryNames(new ObjectName("io.github.nativeselector:type=Selector,*"), null).size());
+                System.out.println("totalsMBeans="
+                        + server.queryNames(new ObjectName("io.github.nativeselector:type=Selectors,*"), null).size());
             }
-            System.out.println("totalsClosed=" + ManagementFactory.getPlatformMBeanServer().isRegistered(totals));
+            System.out.println("totalsClosed=" + !server.queryNames(totals, null).isEmpty());
         } finally {
             thread.setContextClassLoader(context);
         }

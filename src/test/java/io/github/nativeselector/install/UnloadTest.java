@@ -20,7 +20,8 @@ import org.junit.jupiter.api.Timeout;
  * its selectors are closed, its class loader can be collected. The cleaner's thread kept it (its
  * context class loader, and on JDK 17 to 23 its inherited access control context), and so did the
  * totals MBean and the flight recorder's listener and periodic event, which are now withdrawn with
- * the last selector of a copy that such a loader loaded.
+ * the last selector of a copy that such a loader loaded. Its MBeans' names carry a key of its own
+ * beside the system class loader's copy's, whose selectors are numbered from 1 too.
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 class UnloadTest {
@@ -34,6 +35,8 @@ class UnloadTest {
         assertEquals("io.github.nativeselector.internal.NativeSelector", child.value("selector"), child::toString);
         assertEquals("1", child.value("selected"), child::toString);
         assertEquals("true", child.value("totalsOpen"), child::toString);
+        assertEquals("2", child.value("selectorMBeans"), () -> "one per copy: " + child);
+        assertEquals("2", child.value("totalsMBeans"), () -> "one per copy: " + child);
         assertEquals("false", child.value("totalsClosed"), child::toString);
         assertEquals("true", child.value("collected"), child::toString);
     }
