@@ -9,12 +9,14 @@ import io.github.nativeselector.SelectorsMXBean;
 import java.lang.management.ManagementFactory;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 import javax.management.JMX;
 import javax.management.ObjectName;
 
 /**
- * The totals MBean ({@code io.github.nativeselector:type=Selectors}) as a child JVM prints it, in
- * one {@code totals=} line, and as a test reads that line back.
+ * The totals MBean ({@code io.github.nativeselector:type=Selectors}, with a {@code loader} key when
+ * a class loader of the application's own loaded the library) as a child JVM prints it, in one
+ * {@code totals=} line, and as a test reads that line back.
  */
 final class SelectorTotals {
 
@@ -28,11 +30,13 @@ final class SelectorTotals {
 
     /** Prints the counters as {@code print()} does, under {@code key} (one line per phase of a probe). */
     static void print(String key) throws Exception {
-        ObjectName name = new ObjectName("io.github.nativeselector:type=Selectors");
-        if (!ManagementFactory.getPlatformMBeanServer().isRegistered(name)) {
-            System.out.println(key + "=absent");
+        Set<ObjectName> names = ManagementFactory.getPlatformMBeanServer()
+                .queryNames(new ObjectName("io.github.nativeselector:type=Selectors,*"), null);
+        if (names.size() != 1) {
+            System.out.println(key + "=" + (names.isEmpty() ? "absent" : "several " + names));
             return;
         }
+        ObjectName name = names.iterator().next();
         SelectorsMXBean totals = JMX.newMXBeanProxy(ManagementFactory.getPlatformMBeanServer(), name,
                 SelectorsMXBean.class);
         System.out.println(key + "=selectorsOpened=" + totals.getSelectorsOpened()
