@@ -16,7 +16,8 @@ import jdk.jfr.RecordingState;
  * Follows the flight recorder: once it starts, adds the periodic {@link SelectorStatisticsEvent};
  * while a recording runs, opens {@link FlightRecording}'s gate. Registering the periodic event
  * costs about 0.1 s, so it waits for the recorder, which most JVMs never start. Installed while a
- * native selector of this copy of the library is open. Its methods hold the instance's monitor.
+ * native selector of this copy of the library is open. The instance's monitor guards its fields,
+ * and is never held while the recorder is called.
  */
 final class FlightRecorderHooks implements FlightRecorderListener {
 
@@ -35,13 +36,21 @@ final class FlightRecorderHooks implements FlightRecorderListener {
         return hooks;
     }
 
-    /** Removes the listener and the periodic event; a recorder that starts later adds nothing. */
-    synchronized void uninstall() {
-        removed = true;
-        FlightRecorder.removeListener(this);
-        if (periodicAdded) {
-            FlightRecorder.removePeriodicEvent(emitStatistics);
+    /**
+     * Removes the listener and the periodic event; a recorder that starts later adds nothing. The
+     * recorder is called without this monitor: it calls {@link #recorderInitialized} holding a
+     * lock of its own, which removeListener takes too.
+     */
+    void uninstall() {
+        boolean added;
+        synchronized (this) {
+            removed = true;
+            added = periodicAdded;
             periodicAdded = false;
+        }
+        FlightRecorder.removeListener(this);
+        if (added) {
+            FlightRecorder.removePeriodicEvent(emitStatistics);
         }
     }
 

@@ -17,18 +17,24 @@ final class FlightRecording {
     private static volatile boolean active;
     /** The listener while installed (a FlightRecorderHooks, typed Object so that this class loads without jdk.jfr). */
     private static Object hooks;
+    private static boolean refused;
 
     private FlightRecording() {
     }
 
-    /** Listens for the flight recorder until {@link #uninstall}; the periodic event is added when it starts. */
+    /**
+     * Listens for the flight recorder until {@link #uninstall}; the periodic event is added when it
+     * starts. A recorder that refused once (a security manager without the permission) is not
+     * asked again.
+     */
     static synchronized void install() {
-        if (hooks != null || !PRESENT) {
+        if (hooks != null || refused || !PRESENT) {
             return;
         }
         try {
             hooks = FlightRecorderHooks.install();
         } catch (RuntimeException | LinkageError e) {
+            refused = true;
             SelectorMonitoring.logOnce("flight recorder events unavailable", e);
         }
     }

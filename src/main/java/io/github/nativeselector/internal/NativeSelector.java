@@ -77,8 +77,14 @@ public final class NativeSelector extends AbstractSelector {
         super(provider);
         this.backend = backend;
         SelectorMonitoring monitoring = SelectorMonitoring.start(backend.name(), batchThreshold, counters, jmx);
-        this.changes = new ChangeQueue(backend, table, counters, batchThreshold,
-                CLEANER.register(this, release(backend, monitoring)));
+        Cleaner.Cleanable closeBackend = CLEANER.register(this, release(backend, monitoring));
+        try {
+            this.changes = new ChangeQueue(backend, table, counters, batchThreshold, closeBackend);
+        } catch (RuntimeException | Error e) {
+            // No selector to publish: its MBean and registry entry go now, not when it is collected.
+            closeBackend.clean();
+            throw e;
+        }
     }
 
     /**

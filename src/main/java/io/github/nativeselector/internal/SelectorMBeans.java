@@ -9,48 +9,64 @@ import io.github.nativeselector.SelectorCounters;
 import io.github.nativeselector.SelectorMXBean;
 import io.github.nativeselector.SelectorsMXBean;
 import java.lang.management.ManagementFactory;
+import javax.management.InstanceAlreadyExistsException;
 import javax.management.JMException;
+import javax.management.MBeanServer;
 import javax.management.ObjectName;
 
 /**
  * The MBeans on the platform MBean server: {@code io.github.nativeselector:type=Selector,id=N}
- * per open selector, and {@code io.github.nativeselector:type=Selectors} for all of them, with a
- * {@code loader} key in a copy of the library that another class loader than the system one
- * loaded. Loaded only where the runtime has {@code java.management}.
+ * per open selector, and {@code io.github.nativeselector:type=Selectors} for all of this copy's,
+ * with a {@code loader} key once another copy of the library (another class loader's) holds a
+ * name. Loaded only where the runtime has {@code java.management}.
  */
 final class SelectorMBeans {
 
     static final String DOMAIN = "io.github.nativeselector";
 
     /**
-     * What tells this copy's names from another copy's: nothing for the system class loader's
-     * copy; {@code ,loader=<identity hash>} for a copy that another loader loaded, whose selectors
-     * would otherwise be numbered from 1 under the same names.
+     * What tells this copy's names from another copy's (another class loader's, whose selectors are
+     * numbered from 1 too): nothing until a name it asks for is another copy's, then
+     * {@code ,loader=<identity hash>} in every name it registers from then on.
      */
-    private static final String COPY = SelectorMonitoring.UNLOADABLE_COPY
-            ? ",loader=" + Integer.toHexString(System.identityHashCode(SelectorMBeans.class.getClassLoader())) : "";
-    private static final String TOTALS = DOMAIN + ":type=Selectors" + COPY;
+    private static volatile String copyKey = "";
+    /** The totals' name while they are registered. */
+    private static ObjectName totals;
 
     private SelectorMBeans() {
     }
 
     /** Registers the selector's MBean; returns its name. */
     static ObjectName register(SelectorRegistry.Entry entry) throws JMException {
-        ObjectName name = new ObjectName(DOMAIN + ":type=Selector" + COPY + ",id=" + entry.id());
-        ManagementFactory.getPlatformMBeanServer().registerMBean(new SelectorBean(entry), name);
-        return name;
+        return registerUnique(new SelectorBean(entry), "Selector", ",id=" + entry.id());
     }
 
     static void unregister(Object name) throws JMException {
         ManagementFactory.getPlatformMBeanServer().unregisterMBean((ObjectName) name);
     }
 
-    static void registerTotals() throws JMException {
-        ManagementFactory.getPlatformMBeanServer().registerMBean(new TotalsBean(), new ObjectName(TOTALS));
+    static synchronized void registerTotals() throws JMException {
+        totals = registerUnique(new TotalsBean(), "Selectors", "");
     }
 
-    static void unregisterTotals() throws JMException {
-        ManagementFactory.getPlatformMBeanServer().unregisterMBean(new ObjectName(TOTALS));
+    static synchronized void unregisterTotals() throws JMException {
+        ObjectName name = totals;
+        totals = null;
+        unregister(name);
+    }
+
+    private static ObjectName registerUnique(Object bean, String type, String rest) throws JMException {
+        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        String key = copyKey;
+        try {
+            return server.registerMBean(bean, new ObjectName(DOMAIN + ":type=" + type + key + rest)).getObjectName();
+        } catch (InstanceAlreadyExistsException anotherCopys) {
+            if (!key.isEmpty()) {
+                throw anotherCopys;
+            }
+            copyKey = ",loader=" + Integer.toHexString(System.identityHashCode(SelectorMBeans.class.getClassLoader()));
+            return server.registerMBean(bean, new ObjectName(DOMAIN + ":type=" + type + copyKey + rest)).getObjectName();
+        }
     }
 
     /** The counters as attributes, read from one snapshot source. */

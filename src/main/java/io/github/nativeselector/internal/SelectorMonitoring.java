@@ -31,7 +31,7 @@ final class SelectorMonitoring {
     private static final AtomicBoolean FAILURE_LOGGED = new AtomicBoolean();
     private static final Object PUBLICATION = new Object();
     /** Whether a class loader that can be unloaded, not the system one, loaded this copy. */
-    static final boolean UNLOADABLE_COPY = unloadable(SelectorMonitoring.class.getClassLoader());
+    private static final boolean UNLOADABLE_COPY = unloadable(SelectorMonitoring.class.getClassLoader());
     private static boolean totalsRegistered;
 
     private final SelectorRegistry.Entry entry;
@@ -49,7 +49,7 @@ final class SelectorMonitoring {
         if (jmx && JMX_PRESENT) {
             try {
                 monitoring.mbeanName.set(SelectorMBeans.register(monitoring.entry));
-            } catch (Exception e) {
+            } catch (Exception | LinkageError e) {
                 logOnce("selector MBean not registered", e);
             }
         }
