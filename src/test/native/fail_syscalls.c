@@ -155,12 +155,13 @@ static struct rule parse_rule(char *text)
         }
         rule.arg = (int)arg;
     }
-    rule.err = strcmp(text, "KILL") == 0 ? KILL_ERR : (int)lookup(errnos, COUNT(errnos), text, "errno");
+    long err = strcmp(text, "KILL") == 0 ? KILL_ERR : lookup(errnos, COUNT(errnos), text, "errno");
     rule.nr = lookup(syscalls, COUNT(syscalls), name, "system call");
-    if (rule.err != KILL_ERR && (rule.err <= 0 || (uint32_t)rule.err > SECCOMP_RET_DATA)) {
+    if (err != KILL_ERR && (err <= 0 || err > (long)SECCOMP_RET_DATA)) {
         fprintf(stderr, "fail_syscalls: errno out of range: %s\n", text);
         exit(127);
     }
+    rule.err = (int)err;
     return rule;
 }
 

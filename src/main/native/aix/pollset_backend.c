@@ -56,16 +56,11 @@ static uint32_t from_aix(short revents)
            | ((revents & POLLNVAL) ? NS_NVAL : 0);
 }
 
-/* Makes room in the table for fd; EBADF for a number no open fd of this process can have. */
+/* Makes room in the table for fd; EBADF past what doubling its size can reach without overflow. */
 static int grow_members(struct ns_pollset *b, int fd)
 {
     if (fd < b->members_capacity)
         return 0;
-    struct rlimit limit;
-    if (getrlimit(RLIMIT_NOFILE, &limit) < 0)
-        return -errno;
-    if (limit.rlim_cur != RLIM_INFINITY && (rlim_t)fd >= limit.rlim_cur)
-        return -EBADF;
     if (fd > INT_MAX / 2)
         return -EBADF;
     int size = b->members_capacity == 0 ? 256 : b->members_capacity;
@@ -215,6 +210,8 @@ static int apply_batch(struct ns_pollset *b, struct ns_change *changes, int coun
             c->error = EBADF;
             continue;
         }
+        if (c->op == NS_OP_DEL && c->fd >= b->members_capacity)
+            continue; /* never added: absent, which a DEL asks for */
         c->error = -grow_members(b, c->fd);
         if (c->error != 0)
             continue;

@@ -20,6 +20,9 @@ static jstring ascii_string(JNIEnv *env, const char *text)
     return (*env)->NewStringUTF(env, copy);
 }
 
+/* sun.jnu.encoding as the JVM started with it (a global reference), or NULL where it could not be read. */
+static jstring jnu_encoding;
+
 /*
  * text as a Java string, decoded as the JDK decodes the C library's text (strerror's, a file's
  * name): in sun.jnu.encoding, the encoding of the locale, which need not be UTF-8, while
@@ -36,24 +39,18 @@ static jstring platform_string(JNIEnv *env, const char *text)
     if (ascii == length)
         return (*env)->NewStringUTF(env, text);
     jstring decoded = NULL;
-    jclass system = (*env)->FindClass(env, "java/lang/System");
-    jmethodID get_property = system == NULL ? NULL
-        : (*env)->GetStaticMethodID(env, system, "getProperty", "(Ljava/lang/String;)Ljava/lang/String;");
-    jstring name = get_property == NULL ? NULL : (*env)->NewStringUTF(env, "sun.jnu.encoding");
-    jobject encoding = name == NULL ? NULL : (*env)->CallStaticObjectMethod(env, system, get_property, name);
-    jclass string = encoding == NULL ? NULL : (*env)->FindClass(env, "java/lang/String");
+    jclass string = jnu_encoding == NULL ? NULL : (*env)->FindClass(env, "java/lang/String");
     jmethodID init = string == NULL ? NULL : (*env)->GetMethodID(env, string, "<init>", "([BLjava/lang/String;)V");
     jbyteArray bytes = init == NULL ? NULL : (*env)->NewByteArray(env, (jsize)length);
     if (bytes != NULL) {
         (*env)->SetByteArrayRegion(env, bytes, 0, (jsize)length, (const jbyte *)text);
-        decoded = (*env)->NewObject(env, string, init, bytes, encoding);
+        decoded = (*env)->NewObject(env, string, init, bytes, jnu_encoding);
     }
-    /* An unknown encoding, or a property someone removed. */
-    if (decoded == NULL)
+    /* An encoding this JDK cannot decode, or no memory for the steps to it. */
+    if ((*env)->ExceptionCheck(env)) {
         (*env)->ExceptionClear(env);
-    (*env)->DeleteLocalRef(env, system);
-    (*env)->DeleteLocalRef(env, name);
-    (*env)->DeleteLocalRef(env, encoding);
+        decoded = NULL;
+    }
     (*env)->DeleteLocalRef(env, string);
     (*env)->DeleteLocalRef(env, bytes);
     return decoded != NULL ? decoded : ascii_string(env, text);
@@ -109,7 +106,38 @@ static const JNINativeMethod errno_methods[] = {
     { "describe", "(I)Ljava/lang/String;", (void *)errno_describe },
 };
 
+/*
+ * Reads sun.jnu.encoding once, as the JDK does: a later System.setProperty does not change how the
+ * JDK decodes, and a security manager may deny the read to a later caller. Not being able to read
+ * it leaves error texts their ASCII.
+ */
+static void read_jnu_encoding(JNIEnv *env)
+{
+    jclass system = (*env)->FindClass(env, "java/lang/System");
+    jmethodID get_property = system == NULL ? NULL
+        : (*env)->GetStaticMethodID(env, system, "getProperty", "(Ljava/lang/String;)Ljava/lang/String;");
+    jstring name = get_property == NULL ? NULL : (*env)->NewStringUTF(env, "sun.jnu.encoding");
+    jobject encoding = name == NULL ? NULL : (*env)->CallStaticObjectMethod(env, system, get_property, name);
+    if ((*env)->ExceptionCheck(env)) {
+        (*env)->ExceptionClear(env);
+        encoding = NULL;
+    }
+    if (encoding != NULL && (jnu_encoding = (*env)->NewGlobalRef(env, encoding)) == NULL)
+        (*env)->ExceptionClear(env);
+    (*env)->DeleteLocalRef(env, system);
+    (*env)->DeleteLocalRef(env, name);
+    (*env)->DeleteLocalRef(env, encoding);
+}
+
 jint ns_errno_register(JNIEnv *env, const char *package)
 {
+    read_jnu_encoding(env);
     return NS_REGISTER(env, package, "Errno", errno_methods);
+}
+
+void ns_errno_release(JNIEnv *env)
+{
+    if (jnu_encoding != NULL)
+        (*env)->DeleteGlobalRef(env, jnu_encoding);
+    jnu_encoding = NULL;
 }

@@ -64,7 +64,9 @@ static int holds_address(struct dl_phdr_info *object, size_t size, void *data)
  */
 static const char *own_file(void)
 {
-    struct own_file wanted = { (uintptr_t)JNI_OnLoad, NULL };
+    /* A static function's address: another object's JNI_OnLoad (LD_PRELOAD, a library loaded
+       RTLD_GLOBAL) could stand in for this one's, exported, name. */
+    struct own_file wanted = { (uintptr_t)holds_address, NULL };
     dl_iterate_phdr(holds_address, &wanted);
     return wanted.name;
 }
@@ -120,6 +122,8 @@ JNIEXPORT void JNICALL JNI_OnUnload(JavaVM *vm, void *reserved)
 {
     (void)reserved;
     JNIEnv *env;
-    if ((*vm)->GetEnv(vm, (void **)&env, JNI_VERSION_1_8) == JNI_OK)
+    if ((*vm)->GetEnv(vm, (void **)&env, JNI_VERSION_1_8) == JNI_OK) {
         ns_jdk_channels_release(env);
+        ns_errno_release(env);
+    }
 }

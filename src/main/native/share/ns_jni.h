@@ -46,7 +46,8 @@ jint ns_off_heap_register(JNIEnv *env, const char *package);     /* off_heap.c: 
 jint ns_lean_sockets_register(JNIEnv *env, const char *package); /* linux/lean_sockets_jni.c: lean/Sockets */
 #endif
 
-/* Frees the global references ns_jdk_channels_register took. */
+/* Free the global references ns_jdk_channels_register and ns_errno_register took. */
 void ns_jdk_channels_release(JNIEnv *env);
+void ns_errno_release(JNIEnv *env);
 
 #endif

@@ -6,6 +6,7 @@
 package io.github.nativeselector.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.github.nativeselector.support.InstallChild;
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  * bytes for modified UTF-8 made nonsense of every letter. The locale is made for the child JVM
  * with localedef, from Debian's {@code locales} package, and its messages come from
  * {@code libc-l10n}: scripts/test installs both; without them the test is skipped, with the reason.
+ * The child runs under -Xcheck:jni, which the decoding's calls into Java must satisfy.
  */
 @Timeout(120)
 class ErrorTextTest {
@@ -37,8 +39,9 @@ class ErrorTextTest {
         assumeTrue(localedef.waitFor(60, TimeUnit.SECONDS) && Files.isDirectory(locales.resolve(LOCALE)),
                 () -> "no " + LOCALE + " locale can be made (Debian: the locales package): " + output);
         InstallChild.Result child = InstallChild.runThrough(
-                List.of("env", "LOCPATH=" + locales, "LC_ALL=" + LOCALE), List.of(), ErrorTextProbe.class);
+                List.of("env", "LOCPATH=" + locales, "LC_ALL=" + LOCALE), List.of("-Xcheck:jni"), ErrorTextProbe.class);
         assertEquals(0, child.exitCode(), child::toString);
+        assertFalse(child.stderr().contains("WARNING in native method"), () -> "-Xcheck:jni complained: " + child);
         String jdk = child.value("JDK");
         assumeTrue(jdk.contains("\\u"),
                 () -> "the C library has no Russian text for the error (Debian: the libc-l10n package): " + jdk);
