@@ -26,7 +26,9 @@ enum StaleLibrary {
     /** JNI_OnLoad returns JNI_ERR. */
     ONLOAD_FAILS("stale_onload_fails.c"),
     /** JNI_OnLoad registers a native method that no longer exists: a NoSuchMethodError is pending. */
-    WRONG_NATIVE("stale_wrong_native.c");
+    WRONG_NATIVE("stale_wrong_native.c"),
+    /** JNI_OnLoad succeeds and registers nothing: the first native called is missing. */
+    REGISTERS_NOTHING("stale_registers_nothing.c");
 
     private final String source;
 

@@ -97,6 +97,19 @@ class WithoutLibraryTest {
                 () -> "the warning does not give the stale library's error: " + child);
     }
 
+    /**
+     * A stale library that loads but registers none of the natives the classes call is found
+     * wanting at its first constant: NIO stays the JDK's, saying why.
+     */
+    @Test
+    void staleLibraryWithoutTheNativesLeavesNioToTheJdk(@TempDir Path dir) throws Exception {
+        Path stale = StaleLibrary.REGISTERS_NOTHING.buildIn(dir);
+        InstallChild.Result child = InstallChild.run(List.of(libraryPath(stale)), WithoutLibraryProbe.class);
+        assertJdkNio(child, "C has none");
+        assertTrue(fallbackWarning(child).contains("library loaded from " + stale.resolve("libnativeselector.so")),
+                () -> "the warning does not name the stale library: " + child);
+    }
+
     @Test
     void epollByNameFailsWithTheReasonWhileChannelsStillWork(@TempDir Path dir) throws Exception {
         Path missing = dir.resolve("missing");
