@@ -51,8 +51,9 @@ enum enter_fault {
     FAIL,            /* fails with `err`, taking nothing */
     TAKE_SOME,       /* takes only the first `takes` entries and returns, as a kernel that stopped */
     SUBMIT_NO_WAIT,  /* takes every entry and returns at once, as a kernel whose wait a signal cut */
-    CANCEL_FIRST,    /* enters as asked, then the first completion says ECANCELED: work io-wq
-                        cancelled, having no worker to run it (a pids limit reached) */
+    ANSWER_FIRST,    /* enters as asked, then the first completion says `err` instead: ECANCELED
+                        for work io-wq cancelled, having no worker to run it (a pids limit
+                        reached), or another of io_uring's own answers */
 };
 
 #define MAX_ENTERS 8
@@ -81,14 +82,14 @@ static void reset_seams(void)
 
 static unsigned ring_word(unsigned offset);
 
-/* Makes the first completion in the last ring's completion queue say ECANCELED. */
-static void cancel_first_completion(void)
+/* Makes the first completion in the last ring's completion queue say -err. */
+static void answer_first_completion(int err)
 {
     const struct io_uring_params *p = &last_ring.params;
     unsigned head = ring_word(p->cq_off.head);
     if (head != ring_word(p->cq_off.tail)) {
         struct io_uring_cqe *cqes = (struct io_uring_cqe *)(last_ring.rings + p->cq_off.cqes);
-        cqes[head & ring_word(p->cq_off.ring_mask)].res = -ECANCELED;
+        cqes[head & ring_word(p->cq_off.ring_mask)].res = -err;
     }
 }
 
@@ -112,9 +113,9 @@ static long on_io_uring_enter(int fd, unsigned to_submit, unsigned min_complete,
         return __real_syscall(__NR_io_uring_enter, fd, plan[enters].takes, 0u, 0u, NULL, (size_t)0);
     case SUBMIT_NO_WAIT:
         return __real_syscall(__NR_io_uring_enter, fd, to_submit, 0u, 0u, NULL, (size_t)0);
-    case CANCEL_FIRST: {
+    case ANSWER_FIRST: {
         long result = __real_syscall(__NR_io_uring_enter, fd, to_submit, min_complete, flags, arg, size);
-        cancel_first_completion();
+        answer_first_completion(plan[enters].err);
         return result;
     }
     default:
@@ -578,16 +579,19 @@ static void test_enter_refused_falls_back_to_epoll_ctl(void)
 }
 
 /*
- * An entry that io-wq cancelled (ECANCELED: epoll never saw it) is made again by epoll_ctl, not
- * reported as epoll's refusal: the ADD that the kernel here did make finds its fd present and
- * becomes a MOD.
+ * An entry that io_uring ended with an answer of its own, not epoll's (ECANCELED: io-wq cancelled
+ * it; EINTR, EAGAIN), is made again by epoll_ctl, not reported as epoll's refusal: the ADD that
+ * the kernel here did make finds its fd present and becomes a MOD.
  */
-static void test_entry_cancelled_by_the_kernel_goes_by_epoll_ctl(void)
+static void test_entry_io_uring_answered_goes_by_epoll_ctl(void)
 {
     if (!has_ring)
         return;
-    apply_with_faults(K, 1 + 2, (struct fault){ .at = 1, .fault = CANCEL_FIRST });
-    CHECK(faulty_enters == 1);
+    const int answers[] = { ECANCELED, EINTR, EAGAIN };
+    for (size_t i = 0; i < sizeof(answers) / sizeof(answers[0]); i++) {
+        apply_with_faults(K, 1 + 2, (struct fault){ .at = 1, .fault = ANSWER_FIRST, .err = answers[i] });
+        CHECK(faulty_enters == 1);
+    }
 }
 
 /* Cut short after 3 entries: their completions read, the rest taken back for epoll_ctl. */
@@ -670,7 +674,7 @@ static const struct test tests[] = {
     T(test_enter_interrupted_is_entered_again),
     T(test_enter_refused_falls_back_to_epoll_ctl),
     T(test_submission_cut_short_takes_the_rest_back),
-    T(test_entry_cancelled_by_the_kernel_goes_by_epoll_ctl),
+    T(test_entry_io_uring_answered_goes_by_epoll_ctl),
     T(test_wait_cut_short_waits_again_for_what_the_kernel_took),
     T(test_poll_limited_by_open_capacity),
 #undef T
