@@ -34,9 +34,7 @@ class SegmentBufferTest {
     void closedArenaFailsReadAndWrite(Impl impl) throws Exception {
         assumeTrue(Segments.available(), Segments.UNAVAILABLE);
         try (Pair p = Pair.open(impl)) {
-            AutoCloseable arena = Segments.openArena();
-            ByteBuffer buffer = Segments.buffer(arena, 1000);
-            arena.close();
+            ByteBuffer buffer = Segments.closedArenasBuffer(1000);
             assertThrows(IllegalStateException.class, () -> p.client.write(buffer), "write from a closed arena");
 
             byte[] sent = Bytes.array(0, 100, 1);
@@ -55,9 +53,7 @@ class SegmentBufferTest {
     void closedArenaAmongBuffersFailsBeforeAnyMoves(Impl impl) throws Exception {
         assumeTrue(Segments.available(), Segments.UNAVAILABLE);
         try (Pair p = Pair.open(impl)) {
-            AutoCloseable arena = Segments.openArena();
-            ByteBuffer closed = Segments.buffer(arena, 100);
-            arena.close();
+            ByteBuffer closed = Segments.closedArenasBuffer(100);
             ByteBuffer head = Bytes.pattern(0, 100, 4, true);
             assertThrows(IllegalStateException.class, () -> p.client.write(new ByteBuffer[] {head, closed}),
                     "gathering write from a closed arena");
@@ -154,6 +150,14 @@ class SegmentBufferTest {
             } catch (Throwable e) {
                 throw new AssertionError("cannot open a shared arena", e);
             }
+        }
+
+        /** A buffer that views a segment of {@code bytes} in an arena closed since. */
+        static ByteBuffer closedArenasBuffer(int bytes) throws Exception {
+            AutoCloseable arena = openArena();
+            ByteBuffer buffer = buffer(arena, bytes);
+            arena.close();
+            return buffer;
         }
 
         /** A direct buffer that views a new segment of {@code bytes} in {@code arena}. */
