@@ -23,7 +23,7 @@
 /* What the kernel's set holds for one fd, as the last accepted pollset_ctl left it. */
 struct member {
     uint64_t token;
-    short events;
+    short events;           /* while absent, those it had: what a refused pair's ADD adds back */
     unsigned char present;
     unsigned segment; /* the submission that last planned an element for this fd */
 };
@@ -37,7 +37,6 @@ struct ns_pollset {
     int members_capacity;
     struct poll_ctl *ctl;   /* the elements of one submission */
     int *ctl_change;        /* the change each element belongs to */
-    short *ctl_restore;     /* an ADD after a DELETE: the events the DELETE took away; else 0 */
     int ctl_capacity;
     unsigned segment;
     int polled_length;      /* entries in polled: the capacity open was given, at most the descriptor limit */
@@ -88,10 +87,6 @@ static int grow_ctl(struct ns_pollset *b, int elements)
     if (owners == NULL)
         return -ENOMEM;
     b->ctl_change = owners;
-    short *restore = realloc(b->ctl_restore, (size_t)elements * sizeof(*restore));
-    if (restore == NULL)
-        return -ENOMEM;
-    b->ctl_restore = restore;
     b->ctl_capacity = elements;
     return 0;
 }
@@ -104,7 +99,6 @@ static void commit(struct ns_pollset *b, const struct ns_change *changes, int fr
         switch (b->ctl[i].cmd) {
         case PS_DELETE:
             m->present = 0;
-            m->events = 0;
             break;
         case PS_MOD:
             m->events |= b->ctl[i].events;
@@ -120,14 +114,15 @@ static void commit(struct ns_pollset *b, const struct ns_change *changes, int fr
 }
 
 /*
- * Adds `events` back for the fd of element `refused`, an ADD refused after the DELETE before it
- * was accepted: fewer events are a DELETE and an ADD, which AIX cannot make as one, and a change
- * the kernel refuses must leave the registration as it was. The fd stays out where this is
- * refused too (a closed fd). Returns the pollset_ctl calls made.
+ * Adds the events fd had back, after the ADD of a DELETE + ADD pair (fewer events, which AIX
+ * cannot make as one change) was refused with the DELETE accepted: a change the kernel refuses
+ * must leave the registration as it was. The fd stays out where this is refused too (a closed
+ * fd). Returns the pollset_ctl calls made.
  */
-static int add_back(struct ns_pollset *b, int refused, short events)
+static int add_back(struct ns_pollset *b, int fd)
 {
-    struct poll_ctl add = { .cmd = PS_ADD, .events = events, .fd = b->ctl[refused].fd };
+    struct member *m = &b->members[fd];
+    struct poll_ctl add = { .cmd = PS_ADD, .events = m->events, .fd = fd };
     int calls = 0;
     int rc;
     do {
@@ -135,11 +130,8 @@ static int add_back(struct ns_pollset *b, int refused, short events)
         rc = pollset_ctl(b->ps, &add, 1);
         calls++;
     } while (rc != 0 && errno == EINTR);
-    if (rc == 0) {
-        struct member *m = &b->members[add.fd];
+    if (rc == 0)
         m->present = 1;
-        m->events = events;
-    }
     return calls;
 }
 
@@ -170,8 +162,9 @@ static int submit(struct ns_pollset *b, struct ns_change *changes, int count)
         int change = b->ctl_change[refused];
         /* Refused without a reason: the change fails all the same. */
         changes[change].error = err != 0 ? err : EINVAL;
-        if (b->ctl_restore[refused] != 0)
-            calls += add_back(b, refused, b->ctl_restore[refused]);
+        /* A change's second element is the ADD of a pair, whose DELETE, before it, was accepted. */
+        if (refused > 0 && b->ctl_change[refused - 1] == change)
+            calls += add_back(b, b->ctl[refused].fd);
         start = refused + 1;
         while (start < count && b->ctl_change[start] == change)
             start++;
@@ -184,7 +177,6 @@ static void add_element(struct ns_pollset *b, int *count, int change, short cmd,
 {
     b->ctl[*count] = (struct poll_ctl){ .cmd = cmd, .events = events, .fd = fd };
     b->ctl_change[*count] = change;
-    b->ctl_restore[*count] = 0;
     (*count)++;
 }
 
@@ -236,7 +228,6 @@ static int apply_batch(struct ns_pollset *b, struct ns_change *changes, int coun
         } else {
             add_element(b, &elements, i, PS_DELETE, c->fd, 0);
             add_element(b, &elements, i, PS_ADD, c->fd, want);
-            b->ctl_restore[elements - 1] = m->events;
         }
     }
     return calls + submit(b, changes, elements);
@@ -275,7 +266,6 @@ static void release(struct ns_pollset *b)
     free(b->members);
     free(b->ctl);
     free(b->ctl_change);
-    free(b->ctl_restore);
     free(b);
 }
 

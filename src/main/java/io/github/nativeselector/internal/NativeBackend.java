@@ -7,7 +7,6 @@ package io.github.nativeselector.internal;
 
 import java.io.IOException;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Every native backend's Java face: a handle to one backend of the library, opened by name and
@@ -25,7 +24,6 @@ final class NativeBackend implements Backend {
     private final String name;
     private final long handle;
     private final boolean appliesDuringPoll;
-    private final AtomicBoolean closed = new AtomicBoolean();
     /** Read at open, where it is settled, so that no call reads it from a closed backend's memory. */
     private final int ringStatus;
 
@@ -92,15 +90,9 @@ final class NativeBackend implements Backend {
                 : "io_uring refused the ring: " + Errno.describe(-status) + " (errno " + -status + ")"));
     }
 
-    /**
-     * Frees the backend, once: a selector whose construction failed has it closed by the opener,
-     * and may have registered it with the cleaner already.
-     */
     @Override
     public void close() {
-        if (closed.compareAndSet(false, true)) {
-            close(handle);
-        }
+        close(handle);
     }
 
     private static native long open(String name, int capacity, int options) throws IOException;

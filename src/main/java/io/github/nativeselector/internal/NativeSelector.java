@@ -61,7 +61,7 @@ public final class NativeSelector extends AbstractSelector {
     private final Counters counters = new Counters();
     private final ChangeQueue changes;
     private final KeyTable table = new KeyTable();
-    private final ReadyArray ready = new ReadyArray(READY_CAPACITY);
+    private final ReadyArray ready;
     private final Set<SelectionKey> keys = ConcurrentHashMap.newKeySet();
     private final Set<SelectionKey> publicKeys = Collections.unmodifiableSet(keys);
     private final SelectedKeySet selectedKeys = new SelectedKeySet();
@@ -73,16 +73,25 @@ public final class NativeSelector extends AbstractSelector {
     private boolean wakeupPending;
     private boolean inSelect;
 
+    /**
+     * Takes the backend over: a selector that cannot be made (out of direct memory for its buffers,
+     * say) closes it, and withdraws what it published, at once rather than when it is collected.
+     */
     NativeSelector(SelectorProvider provider, Backend backend, int batchThreshold, boolean jmx) {
         super(provider);
         this.backend = backend;
-        SelectorMonitoring monitoring = SelectorMonitoring.start(backend.name(), batchThreshold, counters, jmx);
-        Cleaner.Cleanable closeBackend = CLEANER.register(this, release(backend, monitoring));
+        Cleaner.Cleanable closeBackend = null;
         try {
+            this.ready = new ReadyArray(READY_CAPACITY);
+            SelectorMonitoring monitoring = SelectorMonitoring.start(backend.name(), batchThreshold, counters, jmx);
+            closeBackend = CLEANER.register(this, release(backend, monitoring));
             this.changes = new ChangeQueue(backend, table, counters, batchThreshold, closeBackend);
         } catch (RuntimeException | Error e) {
-            // No selector to publish: its MBean and registry entry go now, not when it is collected.
-            closeBackend.clean();
+            if (closeBackend != null) {
+                closeBackend.clean();
+            } else {
+                backend.close();
+            }
             throw e;
         }
     }

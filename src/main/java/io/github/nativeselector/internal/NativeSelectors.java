@@ -30,7 +30,7 @@ public final class NativeSelectors {
             return BuiltInProvider.get().openSelector();
         }
         try {
-            return openNative(provider, config);
+            return new NativeSelector(provider, openBackend(config), config.batchThreshold(), config.jmx());
         } catch (IOException | LinkageError e) {
             // LinkageError: a library on java.library.path that lacks one of this version's natives.
             if (config.backend() != BackendChoice.AUTO) {
@@ -41,17 +41,6 @@ public final class NativeSelectors {
                 LOG.log(Level.WARNING, "native selector unavailable, using the JDK's built-in selector: " + e);
             }
             return fallback;
-        }
-    }
-
-    /** A native selector; its backend is closed again when the selector cannot be made around it. */
-    private static NativeSelector openNative(SelectorProvider provider, Config config) throws IOException {
-        Backend backend = openBackend(config);
-        try {
-            return new NativeSelector(provider, backend, config.batchThreshold(), config.jmx());
-        } catch (RuntimeException | Error e) {
-            backend.close();
-            throw e;
         }
     }
 

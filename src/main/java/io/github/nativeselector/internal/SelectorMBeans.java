@@ -45,14 +45,20 @@ final class SelectorMBeans {
         ManagementFactory.getPlatformMBeanServer().unregisterMBean((ObjectName) name);
     }
 
+    /** Registers the totals, unless they are. */
     static synchronized void registerTotals() throws JMException {
-        totals = registerUnique(new TotalsBean(), "Selectors", "");
+        if (totals == null) {
+            totals = registerUnique(new TotalsBean(), "Selectors", "");
+        }
     }
 
+    /** Unregisters the totals, if they are registered. */
     static synchronized void unregisterTotals() throws JMException {
         ObjectName name = totals;
         totals = null;
-        unregister(name);
+        if (name != null) {
+            unregister(name);
+        }
     }
 
     private static ObjectName registerUnique(Object bean, String type, String rest) throws JMException {

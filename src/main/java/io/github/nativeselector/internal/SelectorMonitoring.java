@@ -32,7 +32,6 @@ final class SelectorMonitoring {
     private static final Object PUBLICATION = new Object();
     /** Whether a class loader that can be unloaded, not the system one, loaded this copy. */
     private static final boolean UNLOADABLE_COPY = unloadable(SelectorMonitoring.class.getClassLoader());
-    private static boolean totalsRegistered;
 
     private final SelectorRegistry.Entry entry;
     /** The MBean's name (a javax.management.ObjectName) while it is registered. */
@@ -73,10 +72,9 @@ final class SelectorMonitoring {
     private static void publishForAll(boolean jmx) {
         synchronized (PUBLICATION) {
             FlightRecording.install();
-            if (jmx && JMX_PRESENT && !totalsRegistered) {
+            if (jmx && JMX_PRESENT) {
                 try {
                     SelectorMBeans.registerTotals();
-                    totalsRegistered = true;
                 } catch (Exception e) {
                     logOnce("selector totals MBean not registered", e);
                 }
@@ -98,8 +96,7 @@ final class SelectorMonitoring {
                 return;
             }
             FlightRecording.uninstall();
-            if (totalsRegistered) {
-                totalsRegistered = false;
+            if (JMX_PRESENT) {
                 try {
                     SelectorMBeans.unregisterTotals();
                 } catch (Exception e) {
